@@ -1,0 +1,77 @@
+# Top-level wrapper around the pinned Buildroot, with this tree as
+# BR2_EXTERNAL:
+#   make qemu_x86_64_rust_defconfig && make     -> output/qemu_x86_64_rust_defconfig/
+#   make qemu_riscv64_rust_defconfig && make    -> output/qemu_riscv64_rust_defconfig/
+# Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
+# the last configured defconfig, or for O=<dir>. Own goals: setup, check,
+# arch-matrix, help-rust-qemu. Host set-up runs first when needed.
+
+include support/versions.env
+
+RUST_QEMU_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/br-rust-qemu
+BUILDROOT_DIR ?= $(RUST_QEMU_CACHE)/buildroot-$(BUILDROOT_VERSION)
+export RUST_QEMU_CACHE
+export BR2_DL_DIR ?= $(RUST_QEMU_CACHE)/dl
+# bindgen-cli as installed by support/setup-host.sh
+export PATH := $(RUST_QEMU_CACHE)/host/bin:$(PATH)
+
+# Offline mode (offline/): package sources from Debian's archive, never the
+# network. auto: on when Buildroot's source mirror does not resolve.
+OFFLINE ?= auto
+ifeq ($(OFFLINE),auto)
+override OFFLINE := $(shell getent hosts sources.buildroot.net >/dev/null 2>&1 && echo 0 || echo 1)
+endif
+export OFFLINE
+ifeq ($(OFFLINE),1)
+BR_OFFLINE_ARGS = \
+	BR2_PRIMARY_SITE=file://$(RUST_QEMU_CACHE)/no-mirror \
+	BR2_PRIMARY_SITE_ONLY=y \
+	BR2_PACKAGE_OVERRIDE_FILE=$(CURDIR)/offline/local.mk \
+	RUST_QEMU_OFFLINE_SRC=$(RUST_QEMU_CACHE)/src
+endif
+
+# The output directory: output/<defconfig>, remembered in output/.current.
+DEFCONFIG := $(filter %_defconfig,$(MAKECMDGOALS))
+ifneq ($(DEFCONFIG),)
+O ?= $(CURDIR)/output/$(DEFCONFIG)
+else
+O ?= $(CURDIR)/output/$(shell cat output/.current 2>/dev/null)
+endif
+
+BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE_ARGS)
+SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
+
+WRAPPER_GOALS = setup check arch-matrix help-rust-qemu
+BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
+
+.PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
+_buildroot: $(SETUP_STAMP)
+ifneq ($(DEFCONFIG),)
+	@mkdir -p output && echo $(DEFCONFIG) >output/.current
+else ifeq ($(wildcard $(O)/.config),)
+	@echo "No configuration in $(O): run 'make qemu_x86_64_rust_defconfig' (or qemu_riscv64_rust_defconfig) first." >&2
+	@exit 1
+endif
+	umask 0022 && $(BR_MAKE) $(BR_GOALS)
+
+$(BR_GOALS): _buildroot
+	@:
+
+$(SETUP_STAMP): support/setup-host.sh support/debian-packages.txt support/apt.sources support/versions.env
+	support/setup-host.sh
+	@mkdir -p $(@D) && touch $@
+
+setup:
+	support/setup-host.sh
+	@mkdir -p $(dir $(SETUP_STAMP)) && touch $(SETUP_STAMP)
+
+# The README's test command: lint, harness unit tests, both images built
+# and booted with every test (support/scripts/check.sh).
+check: $(SETUP_STAMP)
+	support/scripts/check.sh
+
+arch-matrix: $(SETUP_STAMP)
+	cargo run -q --release -p rust-qemu-test -- matrix
+
+help-rust-qemu:
+	@sed -n '1,/^$$/s/^# \{0,1\}//p' Makefile

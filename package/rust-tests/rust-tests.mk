@@ -1,0 +1,21 @@
+################################################################################
+#
+# rust-tests
+#
+################################################################################
+
+RUST_TESTS_VERSION = 1.0
+RUST_TESTS_SITE = $(BR2_EXTERNAL_RUST_QEMU_PATH)/package/rust-tests/src
+RUST_TESTS_SITE_METHOD = local
+RUST_TESTS_LICENSE = GPL-2.0
+RUST_TESTS_DEPENDENCIES = linux
+
+define RUST_TESTS_BUILD_CMDS
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) $(TARGET_CONFIGURE_OPTS)
+endef
+
+define RUST_TESTS_INSTALL_TARGET_CMDS
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) DESTDIR=$(TARGET_DIR) install
+endef
+
+$(eval $(generic-package))

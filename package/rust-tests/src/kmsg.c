@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "kmsg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Kernel log lines that mean the kernel is no longer clean. */
+static const char *const problems[] = {
+	"WARNING:", "BUG:", "Oops", "Call Trace:", "Kernel panic",
+	"general protection fault", "possible recursive locking",
+	"possible circular locking", "inconsistent lock state",
+	"suspicious RCU usage", "UBSAN:", "KASAN:", "refcount_t:",
+	"list_add corruption", "list_del corruption",
+};
+
+int kmsg_open_at_end(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+bool kmsg_parse_record(const char *record, char *message, size_t size)
+{
+	const char *start = strchr(record, ';');
+	size_t len;
+
+	if (!start)
+		return false;
+	start++;
+	len = strcspn(start, "\n");
+	if (len >= size)
+		len = size - 1;
+	memcpy(message, start, len);
+	message[len] = '\0';
+	return true;
+}
+
+static void log_append(struct kmsg_log *log, const char *message)
+{
+	char *copy = strdup(message);
+
+	if (!copy)
+		return;
+	if (log->count == log->capacity) {
+		size_t capacity = log->capacity ? 2 * log->capacity : 64;
+		char **lines = realloc(log->lines, capacity * sizeof(*lines));
+
+		if (!lines) {
+			free(copy);
+			return;
+		}
+		log->lines = lines;
+		log->capacity = capacity;
+	}
+	log->lines[log->count++] = copy;
+}
+
+void kmsg_read_new(int fd, struct kmsg_log *log)
+{
+	char record[8192], message[8192];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, record, sizeof(record) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten before we read them */
+		if (n <= 0)
+			return;
+		record[n] = '\0';
+		if (kmsg_parse_record(record, message, sizeof(message)) &&
+		    strncmp(message, "rust-tests: ", 12) != 0)
+			log_append(log, message);
+	}
+}
+
+void kmsg_free(struct kmsg_log *log)
+{
+	for (size_t i = 0; i < log->count; i++)
+		free(log->lines[i]);
+	free(log->lines);
+	memset(log, 0, sizeof(*log));
+}
+
+const char *kmsg_find(const struct kmsg_log *log, const char *text)
+{
+	for (size_t i = 0; i < log->count; i++)
+		if (strstr(log->lines[i], text))
+			return log->lines[i];
+	return NULL;
+}
+
+const char *kmsg_find_problem(const struct kmsg_log *log)
+{
+	for (size_t p = 0; p < sizeof(problems) / sizeof(problems[0]); p++) {
+		const char *line = kmsg_find(log, problems[p]);
+
+		if (line)
+			return line;
+	}
+	return NULL;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The kernel log, read as records from /dev/kmsg. */
+#ifndef KMSG_H
+#define KMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kmsg_log {
+	char **lines;		/* messages, without the "pri,seq,ts,flags;" header */
+	size_t count;
+	size_t capacity;
+};
+
+/* Open the log positioned after its last record. Returns fd or -1. */
+int kmsg_open_at_end(void);
+/* Append every record since the last read to log (ours, "rust-tests: ", skipped). */
+void kmsg_read_new(int fd, struct kmsg_log *log);
+void kmsg_free(struct kmsg_log *log);
+/* The first message containing text, or NULL. */
+const char *kmsg_find(const struct kmsg_log *log, const char *text);
+/* The first message that reports a kernel problem (WARN, BUG, Oops, lockdep...), or NULL. */
+const char *kmsg_find_problem(const struct kmsg_log *log);
+/* Parse one /dev/kmsg record into its message; false if malformed. */
+bool kmsg_parse_record(const char *record, char *message, size_t size);
+
+#endif

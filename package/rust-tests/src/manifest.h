@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The test manifest: "<test> <action> [argument]" lines. */
+#ifndef MANIFEST_H
+#define MANIFEST_H
+
+#include <stddef.h>
+
+enum action {
+	ACTION_KUNIT,	/* kunit SUITE: the suite's debugfs results (alone in its test) */
+	ACTION_CONFIG,	/* config CONFIG_X=v: a line of /proc/config.gz */
+	ACTION_LOAD,	/* load [PARAMS]: modprobe the test's module */
+	ACTION_UNLOAD,	/* unload: rmmod it */
+	ACTION_CYCLE,	/* cycle N: load and unload it N times */
+	ACTION_DMESG,	/* dmesg TEXT: a kernel log line since the test began contains TEXT */
+	ACTION_EXISTS,	/* exists PATH */
+	ACTION_ABSENT,	/* absent PATH */
+	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
+	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
+};
+
+struct check {
+	char test[128];		/* "<module>" or "<module>@<variant>" */
+	enum action action;
+	char arg[512];
+	int line;
+};
+
+struct manifest {
+	struct check *checks;
+	size_t count;
+};
+
+/* Parse a manifest file; prints the offending line and returns -1 on error. */
+int manifest_load(const char *path, struct manifest *m);
+/* Parse one line; 0 if a check, 1 if blank or comment, -1 if invalid. */
+int manifest_parse_line(const char *line, struct check *c);
+/* Index after the group of consecutive checks with the same test as start. */
+size_t manifest_group_end(const struct manifest *m, size_t start);
+void manifest_free(struct manifest *m);
+const char *action_name(enum action a);
+/* A subtest name for a check: "dmesg: TEXT", "load", ... */
+const char *check_name(const struct check *c);
+
+#endif

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rust-tests: the on-target runner of the boot tests.
+ *
+ * Reads a manifest (data: one check per line, "<test> <action> [argument]";
+ * consecutive lines with the same <test> form one top-level KTAP test) and
+ * prints KTAP results. For a test that loads a module, a final subtest checks
+ * that the kernel stayed clean: no new WARN/BUG/Oops/lockdep report in the
+ * kernel log, taint unchanged. See docs/test-protocol.md.
+ */
+#include "kmsg.h"
+#include "ktap.h"
+#include "manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEFAULT_MANIFEST "/usr/share/rust-tests/manifest"
+#define KUNIT_DEBUGFS "/sys/kernel/debug/kunit"
+/* BR2_TARGET_GENERIC_HOSTNAME of the defconfigs */
+#define TEST_IMAGE_HOSTNAME "rust-qemu"
+
+struct group {
+	const char *test;	/* top-level test name */
+	char module[128];	/* module of "<module>[@variant]" */
+	const struct check *checks;
+	size_t count;
+	struct kmsg_log log;	/* kernel log since the group started */
+	int kmsg_fd;
+	bool loaded;
+	bool load_failed;
+};
+
+static void diag(int depth, const char *expected, const char *seen)
+{
+	ktap_line(depth, "# expected: %s", expected);
+	ktap_line(depth, "# seen: %s", seen);
+}
+
+/* Run argv; its exit status, and its first output line in out. */
+static int run(char *const argv[], char *out, size_t size)
+{
+	int pipefd[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	out[0] = '\0';
+	if (pipe(pipefd) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], out, size - 1);
+	out[n > 0 ? n : 0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	while (read(pipefd[0], &status, sizeof(status)) > 0)
+		;
+	close(pipefd[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_shell(const char *command, char *out, size_t size)
+{
+	char *argv[] = { "sh", "-c", (char *)command, NULL };
+
+	return run(argv, out, size);
+}
+
+static unsigned long taint(void)
+{
+	unsigned long value = 0;
+	FILE *f = fopen("/proc/sys/kernel/tainted", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &value) != 1)
+			value = 0;
+		fclose(f);
+	}
+	return value;
+}
+
+static bool read_file(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return true;
+}
+
+/* One check of a module group: prints its result, returns true if ok. */
+static bool run_check(struct group *g, const struct check *c, int number)
+{
+	char out[512], expected[600], cmd[700];
+	const char *seen;
+	bool ok = false;
+	int rc;
+
+	kmsg_read_new(g->kmsg_fd, &g->log);
+	switch (c->action) {
+	case ACTION_LOAD:
+		snprintf(cmd, sizeof(cmd), "modprobe %s %s", g->module, c->arg);
+		rc = run_shell(cmd, out, sizeof(out));
+		g->loaded = ok = rc == 0;
+		g->load_failed = !ok;
+		ktap_result(1, ok, number, "load", NULL);
+		if (!ok)
+			diag(1, cmd, *out ? out : "non-zero exit");
+		return ok;
+	case ACTION_UNLOAD: {
+		char *argv[] = { "rmmod", g->module, NULL };
+
+		rc = run(argv, out, sizeof(out));
+		ok = rc == 0;
+		g->loaded = g->loaded && !ok;
+		ktap_result(1, ok, number, "unload", NULL);
+		if (!ok)
+			diag(1, "rmmod succeeds", *out ? out : "non-zero exit");
+		return ok;
+	}
+	case ACTION_CYCLE: {
+		int times = atoi(c->arg);
+
+		snprintf(cmd, sizeof(cmd), "i=0; while [ $i -lt %d ]; do modprobe %s && rmmod %s || exit 1; i=$((i+1)); done",
+			 times, g->module, g->module);
+		rc = run_shell(cmd, out, sizeof(out));
+		ok = rc == 0;
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok)
+			diag(1, "every load and unload succeeds", *out ? out : "a load or unload failed");
+		return ok;
+	}
+	case ACTION_DMESG:
+		seen = kmsg_find(&g->log, c->arg);
+		ok = seen != NULL;
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok) {
+			snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
+			diag(1, expected, "no such line since the test started");
+		}
+		return ok;
+	case ACTION_EXISTS:
+	case ACTION_ABSENT: {
+		bool exists = access(c->arg, F_OK) == 0;
+
+		ok = exists == (c->action == ACTION_EXISTS);
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok)
+			diag(1, check_name(c), exists ? "it exists" : "it does not exist");
+		return ok;
+	}
+	case ACTION_READ: {
+		char path[256], want[256];
+
+		if (sscanf(c->arg, "%255s %255[^\n]", path, want) != 2)
+			want[0] = '\0';
+		ok = read_file(path, out, sizeof(out)) && strcmp(out, want) == 0;
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok)
+			diag(1, want, read_file(path, out, sizeof(out)) ? out : "(cannot read)");
+		return ok;
+	}
+	case ACTION_RUN:
+		rc = run_shell(c->arg, out, sizeof(out));
+		ok = rc == 0;
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok) {
+			snprintf(cmd, sizeof(cmd), "exit status %d%s%s", rc, *out ? ": " : "", out);
+			diag(1, "exit status 0", cmd);
+		}
+		return ok;
+	default:
+		ktap_result(1, false, number, c->arg, NULL);
+		diag(1, "an action this runner knows", "an action valid only alone in its test");
+		return false;
+	}
+}
+
+static bool run_module_group(struct group *g, int number)
+{
+	unsigned long taint_before = taint();
+	bool ok = true, loads = false;
+	const char *problem;
+	int n = 0;
+
+	ktap_line(1, "KTAP version 1");
+	ktap_line(1, "# Subtest: %s", g->test);
+	for (size_t i = 0; i < g->count; i++)
+		loads |= g->checks[i].action == ACTION_LOAD || g->checks[i].action == ACTION_CYCLE;
+	ktap_line(1, "1..%zu", g->count + (loads ? 1 : 0));
+	for (size_t i = 0; i < g->count; i++) {
+		const struct check *c = &g->checks[i];
+
+		if (g->load_failed && c->action != ACTION_LOAD && c->action != ACTION_CYCLE) {
+			/* The module did not load: its checks cannot run. */
+			ktap_result(1, true, ++n, check_name(c), "SKIP the module did not load");
+			continue;
+		}
+		ok &= run_check(g, c, ++n);
+	}
+	if (g->loaded) {	/* leave nothing loaded behind */
+		char *argv[] = { "rmmod", g->module, NULL };
+		char out[256];
+
+		run(argv, out, sizeof(out));
+	}
+	if (loads) {
+		unsigned long taint_after = taint();
+		char seen[700];
+		bool clean;
+
+		kmsg_read_new(g->kmsg_fd, &g->log);
+		problem = kmsg_find_problem(&g->log);
+		clean = !problem && taint_after == taint_before;
+		ktap_result(1, clean, ++n, "kernel clean (no new WARN/BUG/Oops/lockdep, taint unchanged)", NULL);
+		if (!clean) {
+			if (problem)
+				snprintf(seen, sizeof(seen), "%s", problem);
+			else
+				snprintf(seen, sizeof(seen), "taint %lu -> %lu", taint_before, taint_after);
+			diag(1, "no kernel problem reported", seen);
+		}
+		ok &= clean;
+	}
+	ktap_result(0, ok, number, g->test, NULL);
+	return ok;
+}
+
+/* The results of a KUnit suite from debugfs, as a subtest. */
+static bool run_kunit_group(const struct group *g, int number)
+{
+	char path[600], line[1024], last[1024] = "";
+	bool ok;
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), KUNIT_DEBUGFS "/%s/results", g->checks[0].arg);
+	f = fopen(path, "r");
+	if (!f) {
+		ktap_result(0, false, number, g->test, NULL);
+		diag(0, path, "missing: is debugfs mounted, CONFIG_KUNIT_DEBUGFS set, the suite built in?");
+		return false;
+	}
+	/* Lines 1-2 ("KTAP version 1", "1..1") and the last (the suite's
+	 * result) belong to debugfs' own top level: keep the indented part. */
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (++n <= 2)
+			continue;
+		if (*last)
+			ktap_line(0, "%s", last);
+		snprintf(last, sizeof(last), "%s", line);
+	}
+	fclose(f);
+	ok = strncmp(last, "ok ", 3) == 0;
+	ktap_result(0, ok, number, g->test, NULL);
+	if (!ok)
+		diag(0, "the suite passes", *last ? last : "(empty results)");
+	return ok;
+}
+
+static bool run_config_group(const struct group *g, int number)
+{
+	char config[64 * 1024] = "";
+	bool ok = true;
+	FILE *p = popen("zcat /proc/config.gz", "r");
+
+	if (p) {
+		size_t n = fread(config, 1, sizeof(config) - 1, p);
+
+		config[n] = '\0';
+		pclose(p);
+	}
+	ktap_line(1, "KTAP version 1");
+	ktap_line(1, "# Subtest: %s", g->test);
+	ktap_line(1, "1..%zu", g->count);
+	for (size_t i = 0; i < g->count; i++) {
+		char want[600];
+		bool found;
+
+		snprintf(want, sizeof(want), "\n%s\n", g->checks[i].arg);
+		found = strstr(config, want) != NULL;
+		ktap_result(1, found, (int)i + 1, g->checks[i].arg, NULL);
+		if (!found)
+			diag(1, g->checks[i].arg, *config ? "not in /proc/config.gz" : "no /proc/config.gz");
+		ok &= found;
+	}
+	ktap_result(0, ok, number, g->test, NULL);
+	return ok;
+}
+
+static int usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [--kmsg] [--force] [--manifest FILE] [TEST...]\n"
+		"Runs the boot tests of the manifest (default " DEFAULT_MANIFEST "),\n"
+		"or only the named top-level TESTs; KTAP on stdout, or with --kmsg\n"
+		"in the kernel log. Exit status 0 if every test passed.\n", prog);
+	return 2;
+}
+
+static bool selected(const char *test, int argc, char **argv, int first)
+{
+	if (first >= argc)
+		return true;
+	for (int i = first; i < argc; i++)
+		if (strcmp(argv[i], test) == 0)
+			return true;
+	return false;
+}
+
+/* Modules are loaded into the test image's kernel only, never a host's. */
+static bool on_test_image(void)
+{
+	char hostname[64];
+
+	return read_file("/proc/sys/kernel/hostname", hostname, sizeof(hostname)) &&
+	       strcmp(hostname, TEST_IMAGE_HOSTNAME) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *manifest_path = DEFAULT_MANIFEST;
+	struct manifest m;
+	int i, total = 0, number = 0;
+	bool ok = true, force = false;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--kmsg") == 0) {
+			if (ktap_use_kmsg() < 0)
+				perror("rust-tests: /dev/kmsg, using stdout");
+		} else if (strcmp(argv[i], "--force") == 0) {
+			force = true;
+		} else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) {
+			manifest_path = argv[++i];
+		} else {
+			return usage(argv[0]);
+		}
+	}
+	if (!force && !on_test_image()) {
+		fprintf(stderr, "rust-tests: this is not the test image (hostname '%s'): it loads\n"
+			"kernel modules, run it there (or use --force where that is safe).\n",
+			TEST_IMAGE_HOSTNAME);
+		return 2;
+	}
+	if (manifest_load(manifest_path, &m) < 0)
+		return 2;
+
+	for (size_t s = 0; s < m.count; s = manifest_group_end(&m, s))
+		total += selected(m.checks[s].test, argc, argv, i);
+	ktap_line(0, "KTAP version 1");
+	ktap_line(0, "1..%d", total);
+	for (size_t s = 0, e; s < m.count; s = e) {
+		struct group g = { .test = m.checks[s].test, .checks = &m.checks[s] };
+
+		e = manifest_group_end(&m, s);
+		if (!selected(g.test, argc, argv, i))
+			continue;
+		g.count = e - s;
+		snprintf(g.module, sizeof(g.module), "%.*s", (int)strcspn(g.test, "@"), g.test);
+		g.kmsg_fd = kmsg_open_at_end();
+		if (g.checks[0].action == ACTION_KUNIT)
+			ok &= run_kunit_group(&g, ++number);
+		else if (g.checks[0].action == ACTION_CONFIG)
+			ok &= run_config_group(&g, ++number);
+		else
+			ok &= run_module_group(&g, ++number);
+		if (g.kmsg_fd >= 0)
+			close(g.kmsg_fd);
+		kmsg_free(&g.log);
+	}
+	manifest_free(&m);
+	return ok ? 0 : 1;
+}

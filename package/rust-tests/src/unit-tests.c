@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of the runner's parsing, run on the build host (make test). */
+#include "kmsg.h"
+#include "manifest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures, count;
+
+#define EXPECT(cond) do {						\
+	count++;							\
+	if (!(cond)) {							\
+		failures++;						\
+		fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond); \
+	}								\
+} while (0)
+
+static void test_manifest_lines(void)
+{
+	struct check c;
+
+	EXPECT(manifest_parse_line("# a comment\n", &c) == 1);
+	EXPECT(manifest_parse_line("   \n", &c) == 1);
+	EXPECT(manifest_parse_line("rust_minimal\tload\n", &c) == 0);
+	EXPECT(strcmp(c.test, "rust_minimal") == 0 && c.action == ACTION_LOAD && !c.arg[0]);
+	EXPECT(manifest_parse_line("m@custom load a=1 b=\"x y\"\n", &c) == 0);
+	EXPECT(strcmp(c.test, "m@custom") == 0 && strcmp(c.arg, "a=1 b=\"x y\"") == 0);
+	EXPECT(manifest_parse_line("m\tdmesg\tm: Am I built-in? false\n", &c) == 0);
+	EXPECT(c.action == ACTION_DMESG && strcmp(c.arg, "m: Am I built-in? false") == 0);
+	EXPECT(strcmp(check_name(&c), "dmesg: m: Am I built-in? false") == 0);
+	EXPECT(manifest_parse_line("m dmesg\n", &c) == -1);	/* needs an argument */
+	EXPECT(manifest_parse_line("m frobnicate x\n", &c) == -1);
+	EXPECT(manifest_parse_line("lonely\n", &c) == -1);
+}
+
+static void test_manifest_groups(void)
+{
+	struct check checks[4];
+	struct manifest m = { checks, 4 };
+
+	manifest_parse_line("a load", &checks[0]);
+	manifest_parse_line("a unload", &checks[1]);
+	manifest_parse_line("b load", &checks[2]);
+	manifest_parse_line("a load", &checks[3]);
+	EXPECT(manifest_group_end(&m, 0) == 2);
+	EXPECT(manifest_group_end(&m, 2) == 3);
+	EXPECT(manifest_group_end(&m, 3) == 4);
+}
+
+static void test_kmsg(void)
+{
+	char msg[64], *lines[] = { "rust_minimal: Rust minimal sample (init)",
+				   "------------[ cut here ]------------",
+				   "WARNING: CPU: 0 PID: 1 at lib/foo.c:1 bar+0x1/0x2" };
+	struct kmsg_log log = { lines, 2, 2 };
+
+	EXPECT(kmsg_parse_record("6,1234,5678,-;hello world\n SUBSYSTEM=x\n", msg, sizeof(msg)));
+	EXPECT(strcmp(msg, "hello world") == 0);
+	EXPECT(!kmsg_parse_record("no header", msg, sizeof(msg)));
+	EXPECT(kmsg_find(&log, "minimal sample (init)") == lines[0]);
+	EXPECT(kmsg_find(&log, "(exit)") == NULL);
+	EXPECT(kmsg_find_problem(&log) == NULL);
+	log.count = 3;
+	EXPECT(kmsg_find_problem(&log) == lines[2]);
+}
+
+int main(void)
+{
+	struct manifest m;
+
+	test_manifest_lines();
+	test_manifest_groups();
+	test_kmsg();
+	/* the shipped manifest parses */
+	EXPECT(manifest_load("manifest", &m) == 0 && m.count > 10);
+	manifest_free(&m);
+	printf("%d passed, %d failed\n", count - failures, failures);
+	return failures ? 1 : 0;
+}

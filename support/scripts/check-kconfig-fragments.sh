@@ -1,0 +1,31 @@
+#!/bin/sh
+# Check that every symbol set by the kernel configuration fragments has the
+# same value in the final .config: Kconfig silently drops a symbol whose
+# dependencies are not met. Usage: check-kconfig-fragments.sh .config FRAGMENT...
+set -eu
+
+config=$1
+shift
+missing=0
+for fragment; do
+	# "CONFIG_X=v" and "# CONFIG_X is not set" lines, as "CONFIG_X=v" / "CONFIG_X=n"
+	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)/\1/p' \
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1=n/p' "$fragment" |
+	while IFS= read -r want; do
+		sym=${want%%=*}
+		have=$(sed -n -e "s/^$sym=\(.*\)/\1/p" -e "s/^# $sym is not set/n/p" "$config")
+		[ "${want#*=}" = "${have:-n}" ] && continue
+		printf 'ERROR: %s (from %s) is %s in the kernel .config\n' \
+			"$want" "${fragment##*/}" "${have:-n}" >&2
+		case $sym in
+		CONFIG_RUST) printf '       Likely causes: "make rustavailable" failed (see above), MODVERSIONS on,\n       or riscv64 built without LLVM (BR2_LINUX_KERNEL_RUST_LLVM).\n' >&2 ;;
+		*) printf '       Likely cause: an unmet dependency; see "Depends on" in make linux-menuconfig.\n' >&2 ;;
+		esac
+		echo x
+	done
+done | grep -q x && missing=1
+if [ "$missing" -ne 0 ]; then
+	echo "The kernel configuration lacks symbols its fragments require (above)." >&2
+	exit 1
+fi
+echo ">>> Kernel .config has every symbol of: $*"

@@ -1,0 +1,83 @@
+#!/bin/sh
+# Check the host Rust toolchain for a Rust-enabled Linux 6.12 build, in
+# about a second, before anything is built. The kernel's own, complete
+# check ('make rustavailable') runs again before the kernel is configured.
+# Environment: RUSTC, RUSTDOC, BINDGEN, LLVM (e.g. "-22" or empty),
+# KERNEL_TARBALL (optional). Exits non-zero with every problem found.
+set -eu
+
+# Minimum versions of Linux 6.12 (scripts/min-tool-version.sh).
+min_rustc=1.78.0
+min_bindgen=0.65.1
+
+errors=0
+fail() {
+	printf 'ERROR: %s\n' "$1" >&2
+	shift
+	for hint; do printf '       %s\n' "$hint" >&2; done
+	errors=$((errors + 1))
+}
+# version_ge A B: A >= B for dotted versions
+version_ge() {
+	[ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+}
+first_version() {
+	sed -n 's/[^0-9]*\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | head -n1
+}
+
+RUSTC=${RUSTC:-/usr/bin/rustc}
+RUSTDOC=${RUSTDOC:-/usr/bin/rustdoc}
+BINDGEN=${BINDGEN:-bindgen}
+LLVM=${LLVM:-}
+
+debian_rust="apt-get install rustc-web rust-web-src (Debian 12), then RUSTC=/usr/bin/rustc"
+
+if ! rustc_v=$("$RUSTC" --version 2>/dev/null | first_version) || [ -z "$rustc_v" ]; then
+	fail "rustc '$RUSTC' does not run" "$debian_rust"
+else
+	version_ge "$rustc_v" "$min_rustc" ||
+		fail "rustc $rustc_v ('$RUSTC') is older than $min_rustc, the minimum of Linux 6.12" "$debian_rust"
+	sysroot=$("$RUSTC" --print sysroot)
+	[ -f "$sysroot/lib/rustlib/src/rust/library/core/src/lib.rs" ] ||
+		fail "rustc $rustc_v ('$RUSTC') has no rust-src (looked in $sysroot/lib/rustlib/src)" \
+			"The kernel builds 'core' from source. $debian_rust;" \
+			"with rustup: rustup component add rust-src."
+	rustdoc_v=$("$RUSTDOC" --version 2>/dev/null | first_version) || rustdoc_v=
+	[ "$rustdoc_v" = "$rustc_v" ] ||
+		fail "rustdoc '$RUSTDOC' (${rustdoc_v:-does not run}) differs from rustc $rustc_v" \
+			"The doctests need the rustdoc of the same toolchain: set RUSTDOC next to RUSTC."
+fi
+
+if ! bindgen_v=$("$BINDGEN" --version 2>/dev/null | first_version) || [ -z "$bindgen_v" ]; then
+	fail "bindgen '$BINDGEN' does not run" "cargo install --locked bindgen-cli --version 0.72.1"
+else
+	version_ge "$bindgen_v" "$min_bindgen" ||
+		fail "bindgen $bindgen_v is older than $min_bindgen, the minimum of Linux 6.12" \
+			"cargo install --locked bindgen-cli --version 0.72.1"
+	probe=$(mktemp)
+	if ! out=$(printf 'struct s { int a; };\n' | "$BINDGEN" /dev/stdin -o "$probe" 2>&1) &&
+		! out=$(printf 'struct s { int a; };\n' >"$probe.h" && "$BINDGEN" "$probe.h" 2>&1); then
+		fail "bindgen $bindgen_v cannot parse C: $(printf '%s' "$out" | head -n1)" \
+			"bindgen needs libclang: apt-get install libclang-22-dev (or set LIBCLANG_PATH)"
+	fi
+	rm -f "$probe" "$probe.h"
+fi
+
+if [ -n "$LLVM" ]; then
+	for tool in clang ld.lld llvm-ar llvm-nm llvm-objcopy llvm-readelf llvm-strip; do
+		command -v "$tool$LLVM" >/dev/null ||
+			fail "LLVM=$LLVM needs '$tool$LLVM', which is not in PATH" \
+				"apt-get install clang$LLVM lld$LLVM llvm$LLVM"
+	done
+fi
+
+if [ -n "${KERNEL_TARBALL:-}" ] && [ ! -r "$KERNEL_TARBALL" ]; then
+	fail "kernel source tarball $KERNEL_TARBALL is missing" \
+		"apt-get install linux-source-6.12"
+fi
+
+if [ "$errors" -gt 0 ]; then
+	printf 'The host cannot build a Rust-enabled kernel: %d problem(s) above.\n' "$errors" >&2
+	exit 1
+fi
+printf '>>> Rust toolchain: rustc %s, bindgen %s%s\n' "$rustc_v" "$bindgen_v" "${LLVM:+, LLVM=$LLVM}"

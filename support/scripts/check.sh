@@ -1,0 +1,51 @@
+#!/bin/sh
+# The project's test command (make check): lint, the harness's unit tests,
+# every defconfig built and booted in QEMU with all boot tests. Each step
+# is a check; the last line counts them with the harness's own tests:
+# "check: N passed, N failed". Exit 0 only if all passed.
+set -eu
+
+cd "$(dirname "$0")/../.."
+defconfigs=${DEFCONFIGS:-"qemu_x86_64_rust_defconfig qemu_riscv64_rust_defconfig"}
+logs=output/logs
+mkdir -p "$logs"
+passed=0
+failed=0
+
+# step NAME COMMAND...: run a check, its output to $logs/NAME.log
+step() {
+	name=$1
+	shift
+	start=$(date +%s)
+	if "$@" >"$logs/$name.log" 2>&1; then
+		passed=$((passed + 1))
+		printf 'ok   %s (%ss)\n' "$name" "$(($(date +%s) - start))"
+	else
+		failed=$((failed + 1))
+		printf 'FAIL %s (%ss), last lines of %s:\n' "$name" "$(($(date +%s) - start))" "$logs/$name.log"
+		tail -n 30 "$logs/$name.log" | sed 's/^/     | /'
+	fi
+}
+
+step lint support/scripts/lint.sh
+step harness-unit-tests cargo test --release --workspace
+for d in $defconfigs; do
+	step "build-$d" sh -c "make $d && make"
+done
+
+# Boot every image and run the tests (the harness prints one line per test).
+set +e
+cargo run -q --release -p rust-qemu-test -- run | tee "$logs/boot-tests.log"
+harness_rc=$?
+set -e
+counts=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1 \2/p' "$logs/boot-tests.log" | tail -n1)
+if [ -z "$counts" ]; then
+	echo "FAIL boot-tests: the harness printed no result line (exit $harness_rc)"
+	failed=$((failed + 1))
+else
+	passed=$((passed + ${counts% *}))
+	failed=$((failed + ${counts#* }))
+	[ "$harness_rc" -eq 0 ] || [ "${counts#* }" -gt 0 ] || failed=$((failed + 1))
+fi
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

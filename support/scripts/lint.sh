@@ -1,0 +1,23 @@
+#!/bin/sh
+# Static checks of the tree: shellcheck, Buildroot's check-package, rustfmt
+# and clippy for the harness.
+set -eu
+
+cd "$(dirname "$0")/../.."
+. support/versions.env
+br=${BUILDROOT_DIR:-${RUST_QEMU_CACHE:-$HOME/.cache/br-rust-qemu}/buildroot-$BUILDROOT_VERSION}
+rc=0
+
+shell_scripts=$(git ls-files | while read -r f; do
+	case $f in *.sh|*/S[0-9][0-9]*) echo "$f" ;; esac
+done)
+# shellcheck disable=SC2086
+shellcheck -x $shell_scripts || rc=1
+
+# check-package: the tree's own Buildroot files (-b: br2-external mode)
+git ls-files -- configs package linux board Config.in external.mk external.desc patches/linux |
+	xargs "$br/utils/check-package" -b || rc=1
+
+cargo fmt --all --check || rc=1
+cargo clippy --release --workspace --all-targets -q -- -D warnings || rc=1
+exit $rc

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Prepare a Debian 12 host to build and boot the images; idempotent.
+#  - apt: bookworm-backports, deb-src lines (offline sources), packages
+#  - bindgen-cli (crates.io) into the cache
+#  - Buildroot, pinned, cloned from upstream into the cache
+#  - with OFFLINE=1: package sources from Debian's archive (offline/)
+# Usage: support/setup-host.sh   (environment: RUST_QEMU_CACHE, OFFLINE)
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/support/versions.env"
+cache=${RUST_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}
+OFFLINE=${OFFLINE:-0}
+
+say() { printf '>>> setup: %s\n' "$*"; }
+die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ -r /etc/debian_version ] && case $(cat /etc/debian_version) in 12*) false ;; esac &&
+	say "warning: this is not Debian 12 ($(cat /etc/debian_version)); continuing"
+
+# --- apt sources and packages
+packages=$(sed -e 's/#.*//' "$top/support/debian-packages.txt")
+# qemu-system must come from the suite qemu-utils came from (versions match).
+qemu_suite=bookworm
+case $(dpkg-query -W -f '${Version}' qemu-utils 2>/dev/null || true) in
+*bpo12*) qemu_suite=bookworm-backports ;;
+esac
+qemu_pkgs="qemu-system-x86 qemu-system-misc"
+[ "$qemu_suite" = bookworm-backports ] && qemu_pkgs="$qemu_pkgs qemu-system-riscv"
+
+missing=
+for p in $packages $qemu_pkgs; do
+	dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing="$missing $p"
+done
+sources=/etc/apt/sources.list.d/rust-qemu.sources
+if [ -n "$missing" ] || [ ! -f "$sources" ] || ! cmp -s "$top/support/apt.sources" "$sources"; then
+	[ "$(id -u)" = 0 ] || die "missing Debian packages:$missing. Run this script as root, or: apt-get install$missing"
+	say "apt sources: $sources (bookworm-backports; deb-src for the offline sources)"
+	cp "$top/support/apt.sources" "$sources"
+	apt-get update -qq
+	say "installing:$missing"
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q -t "$qemu_suite" $qemu_pkgs
+fi
+
+# --- bindgen-cli, pinned, in the cache (not in ~/.cargo)
+bindgen=$cache/host/bin/bindgen
+if [ "$("$bindgen" --version 2>/dev/null)" != "bindgen $BINDGEN_VERSION" ]; then
+	command -v cargo >/dev/null || die "cargo not found: apt-get install cargo-web"
+	say "installing bindgen-cli $BINDGEN_VERSION into $cache/host"
+	cargo install --locked --root "$cache/host" bindgen-cli --version "$BINDGEN_VERSION" ||
+		die "cargo install bindgen-cli $BINDGEN_VERSION failed (crates.io reachable?)"
+fi
+
+# --- Buildroot, pinned
+br=$cache/buildroot-$BUILDROOT_VERSION
+if [ ! -f "$br/Makefile" ]; then
+	say "cloning Buildroot $BUILDROOT_VERSION from $BUILDROOT_URL"
+	rm -rf "$br.tmp"
+	git clone -q --branch "$BUILDROOT_VERSION" "$BUILDROOT_URL" "$br.tmp" ||
+		die "git clone $BUILDROOT_URL failed"
+	mv "$br.tmp" "$br"
+fi
+[ "$(git -C "$br" describe --tags --exact-match 2>/dev/null)" = "$BUILDROOT_VERSION" ] ||
+	die "$br is not Buildroot $BUILDROOT_VERSION: remove it and run again"
+
+# --- offline package sources
+if [ "$OFFLINE" = 1 ]; then
+	"$top/offline/provision.sh" "$cache"
+fi
+
+# --- the toolchain, checked as the build will
+RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc BINDGEN=$bindgen LLVM=-22 \
+	KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz \
+	"$top/support/scripts/check-rust-toolchain.sh"
+say "host ready (cache: $cache)"
