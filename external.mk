@@ -1,5 +1,58 @@
 include $(sort $(wildcard $(BR2_EXTERNAL_RUST_QEMU_PATH)/package/*/*.mk))
 
+# Rust support in the kernel build, with the host's Rust toolchain
+# (BR2_LINUX_KERNEL_RUST, linux/Config.ext.in).
+ifeq ($(BR2_LINUX_KERNEL_RUST),y)
+
+LINUX_RUST_RUSTC = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_RUSTC))
+LINUX_RUST_RUSTDOC = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_RUSTDOC))
+LINUX_RUST_BINDGEN = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_BINDGEN))
+LINUX_RUST_LLVM = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_LLVM))
+
+LINUX_MAKE_FLAGS += \
+	RUSTC=$(LINUX_RUST_RUSTC) \
+	HOSTRUSTC=$(LINUX_RUST_RUSTC) \
+	RUSTDOC=$(LINUX_RUST_RUSTDOC) \
+	BINDGEN=$(LINUX_RUST_BINDGEN) \
+	$(if $(LINUX_RUST_LLVM),LLVM=$(LINUX_RUST_LLVM))
+
+# A gcc-only warning option that clang rejects (with CONFIG_WERROR).
+ifneq ($(LINUX_RUST_LLVM),)
+LINUX_CFLAGS := $(filter-out -Wno-attribute-alias,$(LINUX_CFLAGS))
+endif
+
+LINUX_RUST_CHECK_ENV = \
+	RUSTC="$(LINUX_RUST_RUSTC)" \
+	RUSTDOC="$(LINUX_RUST_RUSTDOC)" \
+	BINDGEN="$(LINUX_RUST_BINDGEN)" \
+	LLVM="$(LINUX_RUST_LLVM)" \
+	KERNEL_TARBALL="$(patsubst file://%,%,$(filter file://%,$(call qstrip,$(BR2_LINUX_KERNEL_CUSTOM_TARBALL_LOCATION))))"
+
+# Before anything is downloaded or built: a wrong toolchain fails in
+# seconds, not after the host tools have been built.
+.PHONY: linux-rust-check-toolchain
+linux-rust-check-toolchain:
+	@$(LINUX_RUST_CHECK_ENV) \
+		$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/check-rust-toolchain.sh
+
+dependencies: linux-rust-check-toolchain
+
+# The kernel's own check, before its configuration: Kconfig would
+# otherwise drop CONFIG_RUST without a word.
+define LINUX_RUST_AVAILABLE
+	$(LINUX_MAKE_ENV) $(BR2_MAKE) $(LINUX_MAKE_FLAGS) -C $(@D) rustavailable
+endef
+LINUX_POST_PATCH_HOOKS += LINUX_RUST_AVAILABLE
+
+endif
+
+# Every symbol the configuration fragments set must be in the final .config.
+define LINUX_CHECK_FRAGMENTS_APPLIED
+	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/check-kconfig-fragments.sh \
+		$(@D)/.config $(LINUX_KCONFIG_FRAGMENT_FILES)
+endef
+LINUX_PRE_CONFIGURE_HOOKS += LINUX_CHECK_FRAGMENTS_APPLIED
+
 # The external toolchain of the defconfigs is Debian's packaged cross
 # compiler, imported through a directory generated into the output tree
 # (see toolchain/debian-cross.sh). Generate it before Buildroot checks it.

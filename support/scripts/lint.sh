@@ -16,7 +16,7 @@ shellcheck -x $shell_scripts || rc=1
 
 # check-package: the tree's own Buildroot files (-b: br2-external mode)
 git ls-files -- configs package linux board Config.in external.mk external.desc patches/linux |
-	xargs "$br/utils/check-package" -b || rc=1
+	xargs /usr/bin/python3 "$br/utils/check-package" -b || rc=1
 
 cargo fmt --all --check || rc=1
 cargo clippy --release --workspace --all-targets -q -- -D warnings || rc=1
