@@ -1,0 +1,457 @@
+//! The three commands: `run`, `parse` and `matrix`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::arch_table::{ArchSpec, ArchTable};
+use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs};
+use crate::error::HarnessError;
+use crate::junit;
+use crate::ktap::Counts;
+use crate::layout::Layout;
+use crate::matrix::{Matrix, MatrixRow};
+use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
+use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
+use crate::session::{last_line_note, Session, SessionEvent, SessionOutcome};
+
+/// Shutdown grace period (after the sentinel or a panic) before scaling.
+const GRACE_S: f64 = 10.0;
+/// Lines of QEMU's stderr quoted in error messages.
+const STDERR_LINES: usize = 5;
+
+/// Runs the command line; returns the exit status.
+pub fn main(cli: Cli) -> u8 {
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("rust-qemu-test: error: {error}");
+            Verdict::InfrastructureFailure.exit_code()
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
+    let table = ArchTable::load(cli.arches.as_deref())?;
+    match cli.command {
+        Command::Run(args) => run(&table, &args),
+        Command::Parse(args) => parse(&table, &args),
+        Command::Matrix(args) => matrix(&table, &args),
+    }
+}
+
+fn create_dir(path: &Path) -> Result<(), HarnessError> {
+    std::fs::create_dir_all(path).map_err(|source| HarnessError::CreateDir {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), HarnessError> {
+    std::fs::write(path, text).map_err(|source| HarnessError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes results.json and junit.xml into `dir`.
+fn write_results(dir: &Path, result: &ArchResult) -> Result<(), HarnessError> {
+    create_dir(dir)?;
+    result.write_json(&dir.join("results.json"))?;
+    write_file(&dir.join("junit.xml"), &junit::render(result))
+}
+
+/// Prints the per-arch end: infrastructure failure (if any), summary.
+fn print_arch_end(result: &ArchResult) {
+    if let Some(line) = result.infra_line() {
+        println!("{line}");
+    }
+    println!("{}", result.summary_line());
+}
+
+/// Prints the top-level tests from `from` on.
+fn print_tests(arch: &str, outcome: &SessionOutcome, from: usize) {
+    for test in outcome.tests.iter().skip(from) {
+        for line in report::top_level_lines(arch, test) {
+            println!("{line}");
+        }
+    }
+}
+
+fn scaled(seconds: f64, multiplier: f64) -> Duration {
+    Duration::try_from_secs_f64(seconds * multiplier).unwrap_or(Duration::MAX)
+}
+
+fn run(table: &ArchTable, args: &RunArgs) -> Result<u8, HarnessError> {
+    if !(args.timeout_multiplier.is_finite() && args.timeout_multiplier > 0.0) {
+        return Err(HarnessError::Multiplier(args.timeout_multiplier));
+    }
+    let arches = table.select(&args.arch)?;
+    let layout = Layout::resolve(&args.dirs);
+    let mut total = Counts::default();
+    let mut worst = 0;
+    for spec in &arches {
+        let result = run_arch(spec, &layout, args)?;
+        total += result.counts;
+        worst = worst.max(result.verdict.exit_code());
+    }
+    if arches.len() > 1 {
+        let all: Vec<&ArchSpec> = table.arches.iter().collect();
+        let path = write_matrix(&all, &layout)?;
+        println!("arch matrix: {}", path.display());
+    }
+    println!("{}", report::final_line(total));
+    Ok(worst)
+}
+
+/// Checks what a boot needs: the QEMU binary and the images.
+fn preflight(
+    spec: &ArchSpec,
+    images: &Path,
+    qemu_dir: Option<&Path>,
+) -> Result<PathBuf, InfraFailure> {
+    let Some(program) = qemu::find_program(&spec.qemu, qemu_dir) else {
+        let place = match qemu_dir {
+            Some(dir) => format!("in {}", dir.display()),
+            None => "in PATH".to_string(),
+        };
+        return Err(InfraFailure::new(
+            ExitReason::QemuNotFound,
+            format!("{} not found {place}: {}", spec.qemu, spec.package_hint()),
+        ));
+    };
+    let missing: Vec<String> = [&spec.kernel_image, &spec.rootfs]
+        .iter()
+        .map(|name| images.join(name))
+        .filter(|path| !path.is_file())
+        .map(|path| path.display().to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(InfraFailure::new(
+            ExitReason::ImageMissing,
+            format!(
+                "missing image{} {}: build it with `make {} && make`",
+                if missing.len() > 1 { "s" } else { "" },
+                missing.join(" and "),
+                spec.defconfig
+            ),
+        ));
+    }
+    Ok(program)
+}
+
+fn stderr_tail(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let from = lines.len().saturating_sub(STDERR_LINES);
+    Some(lines[from..].join(" | "))
+}
+
+fn run_arch(spec: &ArchSpec, layout: &Layout, args: &RunArgs) -> Result<ArchResult, HarnessError> {
+    let arch = spec.name.as_str();
+    let multiplier = args.timeout_multiplier;
+    let dir = layout.results.join(arch);
+    create_dir(&dir)?;
+    let console_path = dir.join("console.log");
+    // A console.log of an earlier run must not pass for this one's.
+    if console_path.exists() {
+        std::fs::remove_file(&console_path).map_err(|source| HarnessError::Write {
+            path: console_path.clone(),
+            source,
+        })?;
+    }
+
+    let mut result = ArchResult::new(arch, "qemu");
+    result.defconfig = Some(spec.defconfig.clone());
+    result.host = HostInfo::current();
+    result.timeout_multiplier = Some(multiplier);
+    result.boot_timeout_s = Some(spec.boot_timeout_s * multiplier);
+    result.test_timeout_s = Some(spec.test_timeout_s * multiplier);
+    result.durations_from = Some("host clock".to_string());
+
+    let images = spec.images_dir(&layout.output);
+    let program = match preflight(spec, &images, args.qemu_binary_dir.as_deref()) {
+        Ok(program) => program,
+        Err(failure) => {
+            result.set_infra(failure);
+            result.settle();
+            write_results(&dir, &result)?;
+            print_arch_end(&result);
+            return Ok(result);
+        }
+    };
+    result.qemu_version = qemu::qemu_version(&program);
+    let command = QemuCommand {
+        program,
+        args: spec.qemu_args(&args.qemu_extra),
+        cwd: images,
+    };
+    result.qemu_command = Some(command.argv());
+    result.qemu_cwd = Some(command.cwd.display().to_string());
+    let timeouts = Timeouts {
+        boot: scaled(spec.boot_timeout_s, multiplier),
+        test: scaled(spec.test_timeout_s, multiplier),
+        grace: scaled(GRACE_S, multiplier),
+    };
+    println!(
+        "{arch}: booting (boot timeout {}, test timeout {}): {}",
+        seconds(result.boot_timeout_s),
+        seconds(result.test_timeout_s),
+        command.shell_line()
+    );
+
+    let mut printed = 0usize;
+    let session = Session::new(spec.kernel_log_ignore.clone());
+    let on_event = |session: &Session, event: &SessionEvent| {
+        if let SessionEvent::TopLevelResult(index) = event {
+            if let Some(test) = session.top_level().get(*index) {
+                for line in report::top_level_lines(arch, test) {
+                    println!("{line}");
+                }
+                printed = printed.max(index + 1);
+            }
+        }
+    };
+    let outcome = qemu::run(&command, timeouts, &console_path, session, on_event);
+    let run = match outcome {
+        Ok(run) => run,
+        Err(HarnessError::Spawn { program, source }) => {
+            result.set_infra(InfraFailure::new(
+                ExitReason::QemuFailed,
+                format!("cannot start {program}: {source}"),
+            ));
+            result.settle();
+            write_results(&dir, &result)?;
+            print_arch_end(&result);
+            return Ok(result);
+        }
+        Err(other) => return Err(other),
+    };
+    print_tests(arch, &run.outcome, printed);
+
+    result.console_log = Some(console_path.display().to_string());
+    result.console_lines = Some(run.outcome.console_lines);
+    result.qemu_exit_code = run.exit_code;
+    result.qemu_stderr = Some(run.stderr.clone()).filter(|s| !s.is_empty());
+    result.boot_duration_s = run.boot_duration.map(|d| d.as_secs_f64());
+    result.test_duration_s = run.test_duration.map(|d| d.as_secs_f64());
+    result.runner_exit = run.outcome.runner_exit;
+
+    let last = last_line_note(run.last_line.as_deref());
+    if let Some(failure) =
+        InfraFailure::from_console(&run.outcome).filter(|f| f.kind == ExitReason::KernelPanic)
+    {
+        result.set_infra(failure);
+    }
+    match run.end {
+        RunEnd::BootTimeout => result.set_infra(InfraFailure::new(
+            ExitReason::BootTimeout,
+            format!(
+                "boot timeout: no `rust-tests: KTAP version 1` within {} \
+                 ({} s x timeout multiplier {multiplier}); QEMU was killed{last}",
+                seconds(result.boot_timeout_s),
+                spec.boot_timeout_s
+            ),
+        )),
+        RunEnd::TestTimeout => {
+            let running = run
+                .running_at_timeout
+                .as_deref()
+                .map_or(String::new(), |r| format!(" while {r} was running"));
+            result.set_infra(InfraFailure::new(
+                ExitReason::TestTimeout,
+                format!(
+                    "test timeout: no end sentinel within {} after the tests started \
+                     ({} s x timeout multiplier {multiplier}){running}; QEMU was killed{last}",
+                    seconds(result.test_timeout_s),
+                    spec.test_timeout_s
+                ),
+            ))
+        }
+        RunEnd::Exited | RunEnd::KilledAfterGrace => {}
+    }
+    if let Some(error) = &run.console_error {
+        result.set_infra(InfraFailure::new(ExitReason::ConsoleError, error.clone()));
+    }
+    if let Some(mut failure) = InfraFailure::from_console(&run.outcome) {
+        if failure.kind == ExitReason::MissingSentinel {
+            match run.exit_code {
+                Some(code) => failure
+                    .message
+                    .push_str(&format!("; QEMU exited with status {code}")),
+                None => failure.message.push_str("; QEMU was killed by a signal"),
+            }
+            if let Some(tail) = stderr_tail(&run.stderr) {
+                failure.message.push_str(&format!("; QEMU stderr: {tail}"));
+            }
+        }
+        result.set_infra(failure);
+    }
+    result.tests = run.outcome.tests;
+    result.settle();
+    write_results(&dir, &result)?;
+    print_arch_end(&result);
+    Ok(result)
+}
+
+/// The arch a console belongs to: `--arch`, else its directory's name if
+/// that is an arch of the table, else `console`.
+fn parse_arch_name(table: &ArchTable, args: &ParseArgs) -> String {
+    if let Some(arch) = &args.arch {
+        return arch.clone();
+    }
+    args.console
+        .canonicalize()
+        .ok()
+        .and_then(|p| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .map(|n| n.to_string_lossy().to_string())
+        })
+        .filter(|name| table.get(name).is_some())
+        .unwrap_or_else(|| "console".to_string())
+}
+
+fn parse(table: &ArchTable, args: &ParseArgs) -> Result<u8, HarnessError> {
+    let bytes = std::fs::read(&args.console).map_err(|source| HarnessError::Read {
+        path: args.console.clone(),
+        source,
+    })?;
+    let arch = parse_arch_name(table, args);
+    let spec = table.get(&arch);
+    let mut session = Session::new(
+        spec.map(|s| s.kernel_log_ignore.clone())
+            .unwrap_or_default(),
+    );
+    let mut printed = 0usize;
+    let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    for line in lines {
+        for event in session.push_raw(line) {
+            if let SessionEvent::TopLevelResult(index) = event {
+                if let Some(test) = session.top_level().get(index) {
+                    for text in report::top_level_lines(&arch, test) {
+                        println!("{text}");
+                    }
+                    printed = printed.max(index + 1);
+                }
+            }
+        }
+    }
+    let outcome = session.finish();
+    print_tests(&arch, &outcome, printed);
+
+    let mut result = ArchResult::new(&arch, "console");
+    result.defconfig = spec.map(|s| s.defconfig.clone());
+    result.host = HostInfo::current();
+    result.console_log = Some(args.console.display().to_string());
+    result.console_lines = Some(outcome.console_lines);
+    let (boot, tests) = outcome.guest_durations();
+    result.boot_duration_s = boot;
+    result.test_duration_s = tests;
+    result.durations_from = Some("guest printk timestamps".to_string());
+    result.runner_exit = outcome.runner_exit;
+    if let Some(failure) = InfraFailure::from_console(&outcome) {
+        result.set_infra(failure);
+    }
+    result.tests = outcome.tests;
+    result.settle();
+    if let Some(results_dir) = &args.results_dir {
+        let dir = results_dir.join(&arch);
+        write_results(&dir, &result)?;
+        let copy = dir.join("console.log");
+        let same = match (copy.canonicalize(), args.console.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same {
+            std::fs::copy(&args.console, &copy).map_err(|source| HarnessError::Write {
+                path: copy.clone(),
+                source,
+            })?;
+        }
+    }
+    print_arch_end(&result);
+    println!("{}", report::final_line(result.counts));
+    Ok(result.verdict.exit_code())
+}
+
+/// Writes arch-matrix.md and arch-matrix.json into the results directory;
+/// returns the Markdown file's path.
+fn write_matrix(arches: &[&ArchSpec], layout: &Layout) -> Result<PathBuf, HarnessError> {
+    let mut rows = Vec::new();
+    for spec in arches {
+        let path = layout.results.join(&spec.name).join("results.json");
+        let result = if path.is_file() {
+            Some(ArchResult::read_json(&path)?)
+        } else {
+            None
+        };
+        let config = std::fs::read_to_string(spec.kernel_config(&layout.output)).ok();
+        rows.push(MatrixRow::new(
+            &spec.name,
+            result.as_ref(),
+            config.as_deref(),
+        ));
+    }
+    let matrix = Matrix { rows };
+    create_dir(&layout.results)?;
+    let md = layout.results.join("arch-matrix.md");
+    write_file(&md, &matrix.markdown())?;
+    let mut json = serde_json::to_string_pretty(&matrix)?;
+    json.push('\n');
+    write_file(&layout.results.join("arch-matrix.json"), &json)?;
+    Ok(md)
+}
+
+fn matrix(table: &ArchTable, args: &MatrixArgs) -> Result<u8, HarnessError> {
+    let arches = table.select(&args.arch)?;
+    let layout = Layout::resolve(&args.dirs);
+    let path = write_matrix(&arches, &layout)?;
+    let text = std::fs::read_to_string(&path).map_err(|source| HarnessError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    print!("{text}");
+    println!("\narch matrix: {}", path.display());
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_tails() {
+        assert_eq!(stderr_tail(""), None);
+        assert_eq!(stderr_tail("a\n\nb\n"), Some("a | b".to_string()));
+        let many: String = (1..=9).map(|i| format!("l{i}\n")).collect();
+        assert_eq!(
+            stderr_tail(&many),
+            Some("l5 | l6 | l7 | l8 | l9".to_string())
+        );
+    }
+
+    #[test]
+    fn scaling() {
+        assert_eq!(scaled(120.0, 0.5), Duration::from_secs(60));
+        assert_eq!(scaled(f64::MAX, 10.0), Duration::MAX);
+    }
+
+    #[test]
+    fn preflight_names_package_and_make_command() {
+        let table = ArchTable::builtin().expect("table");
+        let rv = table.get("riscv64").expect("riscv64");
+        let empty = std::env::temp_dir();
+        let err =
+            preflight(rv, &empty, Some(Path::new("/nonexistent-dir"))).expect_err("no qemu there");
+        assert_eq!(err.kind, ExitReason::QemuNotFound);
+        assert!(err
+            .message
+            .contains("qemu-system-riscv64 not found in /nonexistent-dir"));
+        assert!(err.message.contains("qemu-system-misc"));
+    }
+}

@@ -1,0 +1,159 @@
+//! Command line (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Boots the Rust-for-Linux test images in QEMU and reports their KTAP
+/// results (docs/test-protocol.md).
+///
+/// Exit status: 0 all tests passed, 1 test failures, 2 infrastructure
+/// failure (no QEMU, missing image, hang, kernel panic, missing end
+/// sentinel) or a usage error.
+#[derive(Debug, Parser)]
+#[command(name = "rust-qemu-test", version)]
+pub struct Cli {
+    /// Per-arch table to use instead of the built-in harness/arches.toml.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub arches: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Boot each arch's image in QEMU and run the tests.
+    Run(RunArgs),
+    /// Write the arch support matrix from the per-arch results.
+    Matrix(MatrixArgs),
+    /// Re-parse a recorded console.log offline (same report and exit status).
+    Parse(ParseArgs),
+}
+
+/// Where the images are and where results go.
+#[derive(Debug, Clone, Args)]
+pub struct Dirs {
+    /// Buildroot output root holding <defconfig>/images/
+    /// [default: output, in the repository root]
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Where to write <arch>/{results.json,junit.xml,console.log}
+    /// [default: output/tests, in the repository root]
+    #[arg(long, value_name = "DIR")]
+    pub results_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Arch to run (repeatable) [default: every arch in the table]
+    #[arg(long = "arch", value_name = "ARCH")]
+    pub arch: Vec<String>,
+    #[command(flatten)]
+    pub dirs: Dirs,
+    /// Scale the boot and test timeouts (and the shutdown grace period)
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = parse_multiplier)]
+    pub timeout_multiplier: f64,
+    /// Extra QEMU argument (repeatable), appended to the command line
+    #[arg(long = "qemu-extra", value_name = "ARG", allow_hyphen_values = true)]
+    pub qemu_extra: Vec<String>,
+    /// Take the QEMU binaries from this directory instead of PATH
+    #[arg(long, value_name = "DIR", env = "RUST_QEMU_TEST_QEMU_DIR")]
+    pub qemu_binary_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Arch to include (repeatable) [default: every arch in the table]
+    #[arg(long = "arch", value_name = "ARCH")]
+    pub arch: Vec<String>,
+    #[command(flatten)]
+    pub dirs: Dirs,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// A console.log recorded by `run` (or any serial console capture)
+    #[arg(value_name = "CONSOLE_LOG")]
+    pub console: PathBuf,
+    /// Arch to report it as [default: the log's directory name if it is an
+    /// arch of the table, else "console"]
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// Also write <DIR>/<arch>/{results.json,junit.xml,console.log}
+    #[arg(long, value_name = "DIR")]
+    pub results_dir: Option<PathBuf>,
+}
+
+fn parse_multiplier(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!("'{text}' is not a positive number"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_run() {
+        let cli = Cli::try_parse_from([
+            "rust-qemu-test",
+            "run",
+            "--arch",
+            "x86_64",
+            "--arch",
+            "riscv64",
+            "--timeout-multiplier",
+            "2.5",
+            "--qemu-extra",
+            "-s",
+            "--qemu-extra=-S",
+            "--output-dir",
+            "/o",
+        ])
+        .expect("parses");
+        let Command::Run(run) = cli.command else {
+            panic!("not run");
+        };
+        assert_eq!(run.arch, ["x86_64", "riscv64"]);
+        assert_eq!(run.timeout_multiplier, 2.5);
+        assert_eq!(run.qemu_extra, ["-s", "-S"]);
+        assert_eq!(run.dirs.output_dir, Some(PathBuf::from("/o")));
+        assert_eq!(run.dirs.results_dir, None);
+    }
+
+    #[test]
+    fn rejects_bad_multipliers() {
+        for bad in ["0", "-1", "nan", "x"] {
+            assert!(
+                Cli::try_parse_from(["rust-qemu-test", "run", "--timeout-multiplier", bad])
+                    .is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn parses_parse_and_matrix() {
+        let cli = Cli::try_parse_from(["rust-qemu-test", "parse", "c.log", "--arch", "riscv64"])
+            .expect("parses");
+        assert!(
+            matches!(cli.command, Command::Parse(ref p) if p.arch.as_deref() == Some("riscv64"))
+        );
+        let cli = Cli::try_parse_from(["rust-qemu-test", "--arches", "t.toml", "matrix"])
+            .expect("parses");
+        assert_eq!(cli.arches, Some(PathBuf::from("t.toml")));
+        assert!(matches!(cli.command, Command::Matrix(_)));
+    }
+}

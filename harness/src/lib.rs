@@ -1,0 +1,16 @@
+//! Host-side boot-test harness of the Rust-for-Linux QEMU images: boots each
+//! arch's image, reads the serial console, parses the runner's KTAP and
+//! reports (docs/test-protocol.md).
+
+pub mod app;
+pub mod arch_table;
+pub mod cli;
+pub mod console;
+pub mod error;
+pub mod junit;
+pub mod ktap;
+pub mod layout;
+pub mod matrix;
+pub mod qemu;
+pub mod report;
+pub mod session;

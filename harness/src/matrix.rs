@@ -1,0 +1,273 @@
+//! The arch support matrix (`arch-matrix.md`, `arch-matrix.json`): per arch,
+//! whether the kernel was built with Rust, doctest and sample results, and
+//! boot time.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ktap::{Status, TestNode};
+use crate::report::{seconds, ArchResult, Verdict};
+
+/// Top-level test holding the Rust KUnit doctests.
+pub const DOCTESTS: &str = "kunit_rust_doctests";
+/// Top-level test holding the kernel configuration checks.
+pub const CONFIG: &str = "config";
+
+/// Passed out of total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ratio {
+    pub passed: u64,
+    pub total: u64,
+}
+
+impl Ratio {
+    fn show(ratio: Option<Ratio>) -> String {
+        ratio.map_or("-".to_string(), |r| format!("{}/{}", r.passed, r.total))
+    }
+}
+
+/// One row of the matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatrixRow {
+    pub arch: String,
+    /// `yes` / `no` (CONFIG_RUST=y in the build's .config) or `unknown`.
+    pub rust_kernel: String,
+    pub doctests: Option<Ratio>,
+    /// Sample modules whose `load` check passed, out of sample modules.
+    pub samples_loaded: Option<Ratio>,
+    /// Sample behaviour checks (per-module checks other than load, unload
+    /// and kernel clean).
+    pub sample_behaviour: Option<Ratio>,
+    pub boot_time_s: Option<f64>,
+    /// `pass`, `fail`, `infrastructure failure (<reason>)` or `not run`.
+    pub result: String,
+}
+
+/// `yes`/`no` from a kernel `.config`, `unknown` without one.
+pub fn rust_in_config(config: Option<&str>) -> String {
+    match config {
+        None => "unknown".to_string(),
+        Some(text) => {
+            if text.lines().any(|l| l.trim() == "CONFIG_RUST=y") {
+                "yes".to_string()
+            } else {
+                "no".to_string()
+            }
+        }
+    }
+}
+
+fn is_sample_module(test: &TestNode) -> bool {
+    !test.synthetic && test.name != DOCTESTS && test.name != CONFIG
+}
+
+fn is_behaviour_check(name: &str) -> bool {
+    name != "load" && name != "unload" && !name.starts_with("kernel clean")
+}
+
+impl MatrixRow {
+    pub fn new(arch: &str, result: Option<&ArchResult>, config: Option<&str>) -> MatrixRow {
+        let rust_kernel = rust_in_config(config);
+        let Some(result) = result else {
+            return MatrixRow {
+                arch: arch.to_string(),
+                rust_kernel,
+                doctests: None,
+                samples_loaded: None,
+                sample_behaviour: None,
+                boot_time_s: None,
+                result: "not run".to_string(),
+            };
+        };
+        let doctests = result.top_level(DOCTESTS).map(|t| {
+            let c = t.counts();
+            Ratio {
+                passed: c.passed,
+                total: c.total(),
+            }
+        });
+        let modules: Vec<&TestNode> = result
+            .tests
+            .iter()
+            .filter(|t| is_sample_module(t))
+            .collect();
+        let samples_loaded = (!modules.is_empty()).then(|| Ratio {
+            passed: modules
+                .iter()
+                .filter(|m| m.subtest("load").is_some_and(|l| l.status == Status::Pass))
+                .count() as u64,
+            total: modules.len() as u64,
+        });
+        let mut behaviour = Ratio {
+            passed: 0,
+            total: 0,
+        };
+        for module in &modules {
+            for check in module
+                .subtests
+                .iter()
+                .filter(|c| is_behaviour_check(&c.name))
+            {
+                let c = check.counts();
+                behaviour.passed += c.passed;
+                behaviour.total += c.total();
+            }
+        }
+        let result_word = match (result.verdict, &result.infrastructure_failure) {
+            (Verdict::Pass, _) => "pass".to_string(),
+            (Verdict::Fail, _) => "fail".to_string(),
+            (Verdict::InfrastructureFailure, Some(f)) => {
+                format!("infrastructure failure ({})", f.kind.as_str())
+            }
+            (Verdict::InfrastructureFailure, None) => "infrastructure failure".to_string(),
+        };
+        MatrixRow {
+            arch: arch.to_string(),
+            rust_kernel,
+            doctests,
+            samples_loaded,
+            sample_behaviour: (behaviour.total > 0 || !modules.is_empty()).then_some(behaviour),
+            boot_time_s: result.boot_duration_s,
+            result: result_word,
+        }
+    }
+}
+
+/// The whole matrix, as written to `arch-matrix.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Matrix {
+    pub rows: Vec<MatrixRow>,
+}
+
+impl Matrix {
+    pub fn markdown(&self) -> String {
+        let mut out = String::from(
+            "# Rust-for-Linux boot tests by architecture\n\n\
+             Written by `rust-qemu-test matrix` from each arch's `results.json` and the kernel \
+             `.config` of its build.\n\n\
+             | arch | kernel built with Rust | doctests pass/total | samples loaded | \
+             sample behaviour pass/total | boot time | result |\n\
+             | --- | --- | --- | --- | --- | --- | --- |\n",
+        );
+        for row in &self.rows {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                row.arch,
+                row.rust_kernel,
+                Ratio::show(row.doctests),
+                Ratio::show(row.samples_loaded),
+                Ratio::show(row.sample_behaviour),
+                seconds(row.boot_time_s),
+                row.result
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ktap::parse_str;
+
+    const RESULTS: &str = "\
+KTAP version 1
+1..4
+    KTAP version 1
+    # Subtest: kunit_rust_doctests
+    1..3
+    ok 1 a
+    ok 2 b
+    not ok 3 c
+not ok 1 kunit_rust_doctests
+    KTAP version 1
+    # Subtest: config
+    1..1
+    ok 1 CONFIG_RUST=y
+ok 2 config
+    KTAP version 1
+    # Subtest: rust_minimal
+    1..4
+    ok 1 load
+    ok 2 dmesg: rust_minimal: Rust minimal sample (init)
+    ok 3 unload
+    ok 4 kernel clean (no new WARN/BUG/Oops/lockdep, taint unchanged)
+ok 3 rust_minimal
+    KTAP version 1
+    # Subtest: rust_print
+    1..3
+    not ok 1 load
+    not ok 2 dmesg: rust_print: Emergency message (level 0) without args
+    ok 3 kernel clean
+not ok 4 rust_print
+";
+
+    #[test]
+    fn row_from_results() {
+        let mut result = ArchResult::new("x86_64", "qemu");
+        result.tests = parse_str(RESULTS).tests;
+        result
+            .tests
+            .push(TestNode::synthetic_failure("kernel-log", "x"));
+        result.boot_duration_s = Some(3.125);
+        result.settle();
+        let row = MatrixRow::new("x86_64", Some(&result), Some("# c\nCONFIG_RUST=y\n"));
+        assert_eq!(row.rust_kernel, "yes");
+        assert_eq!(
+            row.doctests,
+            Some(Ratio {
+                passed: 2,
+                total: 3
+            })
+        );
+        assert_eq!(
+            row.samples_loaded,
+            Some(Ratio {
+                passed: 1,
+                total: 2
+            })
+        );
+        assert_eq!(
+            row.sample_behaviour,
+            Some(Ratio {
+                passed: 1,
+                total: 2
+            })
+        );
+        assert_eq!(row.result, "fail");
+        let md = Matrix {
+            rows: vec![row, MatrixRow::new("riscv64", None, None)],
+        }
+        .markdown();
+        assert!(
+            md.contains("| x86_64 | yes | 2/3 | 1/2 | 1/2 | 3.1 s | fail |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| riscv64 | unknown | - | - | - | - | not run |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn rust_config_detection() {
+        assert_eq!(rust_in_config(None), "unknown");
+        assert_eq!(rust_in_config(Some("CONFIG_RUST=y\n")), "yes");
+        assert_eq!(rust_in_config(Some("# CONFIG_RUST is not set\n")), "no");
+        assert_eq!(rust_in_config(Some("CONFIG_RUSTC_VERSION=108500\n")), "no");
+    }
+
+    #[test]
+    fn empty_results() {
+        let mut result = ArchResult::new("riscv64", "qemu");
+        result.set_infra(crate::report::InfraFailure::new(
+            crate::report::ExitReason::BootTimeout,
+            "x",
+        ));
+        result.settle();
+        let row = MatrixRow::new("riscv64", Some(&result), None);
+        assert_eq!(row.doctests, None);
+        assert_eq!(row.samples_loaded, None);
+        assert_eq!(row.sample_behaviour, None);
+        assert_eq!(row.result, "infrastructure failure (boot-timeout)");
+    }
+}

@@ -1,0 +1,508 @@
+//! Results of one arch (`results.json`), their verdict and exit code, and the
+//! lines printed while running.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::HarnessError;
+use crate::ktap::{Counts, Status, TestNode};
+use crate::session::SessionOutcome;
+
+/// Why the boot ended (`exit_reason` in results.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExitReason {
+    /// The end sentinel came: the tests ran to their end.
+    Completed,
+    BootTimeout,
+    TestTimeout,
+    KernelPanic,
+    /// The console ended without the end sentinel.
+    MissingSentinel,
+    /// The sentinel came, but no KTAP before it.
+    NoKtap,
+    QemuNotFound,
+    ImageMissing,
+    /// QEMU could not be started.
+    QemuFailed,
+    /// The console could not be read or recorded.
+    ConsoleError,
+}
+
+impl ExitReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExitReason::Completed => "completed",
+            ExitReason::BootTimeout => "boot-timeout",
+            ExitReason::TestTimeout => "test-timeout",
+            ExitReason::KernelPanic => "kernel-panic",
+            ExitReason::MissingSentinel => "missing-sentinel",
+            ExitReason::NoKtap => "no-ktap",
+            ExitReason::QemuNotFound => "qemu-not-found",
+            ExitReason::ImageMissing => "image-missing",
+            ExitReason::QemuFailed => "qemu-failed",
+            ExitReason::ConsoleError => "console-error",
+        }
+    }
+}
+
+/// A failure of the boot itself rather than of a test (exit code 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InfraFailure {
+    pub kind: ExitReason,
+    pub message: String,
+}
+
+impl InfraFailure {
+    pub fn new(kind: ExitReason, message: impl Into<String>) -> InfraFailure {
+        InfraFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// What the console alone says went wrong: a panic, a missing sentinel,
+    /// or a sentinel without KTAP.
+    pub fn from_console(outcome: &SessionOutcome) -> Option<InfraFailure> {
+        if let Some((line, mark)) = &outcome.panic {
+            return Some(InfraFailure::new(
+                ExitReason::KernelPanic,
+                format!("kernel panic (console.log line {}): {line}", mark.line),
+            ));
+        }
+        if outcome.sentinel.is_none() {
+            let what = if outcome.ktap_started {
+                "the console ends before the end sentinel `# rust-qemu: end exit=N`".to_string()
+            } else {
+                "the console ends before the tests started \
+                 (no `rust-tests: KTAP version 1` line) and without the end sentinel"
+                    .to_string()
+            };
+            return Some(InfraFailure::new(
+                ExitReason::MissingSentinel,
+                format!("missing end sentinel: {what}{}", outcome.last_line_note()),
+            ));
+        }
+        if !outcome.ktap_started {
+            let exit = outcome
+                .runner_exit
+                .map_or("unknown".to_string(), |c| c.to_string());
+            return Some(InfraFailure::new(
+                ExitReason::NoKtap,
+                format!("the runner printed no KTAP before the end sentinel (runner exit {exit})"),
+            ));
+        }
+        None
+    }
+}
+
+/// Host facts recorded with each run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostInfo {
+    /// 1, 5 and 15 minute load averages.
+    pub load_average: Option<[f64; 3]>,
+    pub cpus: Option<usize>,
+}
+
+impl HostInfo {
+    pub fn current() -> HostInfo {
+        let load_average = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|text| parse_loadavg(&text));
+        HostInfo {
+            load_average,
+            cpus: std::thread::available_parallelism().ok().map(|n| n.get()),
+        }
+    }
+}
+
+fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
+    let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
+    Some([fields.next()??, fields.next()??, fields.next()??])
+}
+
+/// Overall verdict of one arch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    InfrastructureFailure,
+}
+
+impl Verdict {
+    /// Exit code, as tuxrun: 0 pass, 1 test failures, 2 infrastructure.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Fail => 1,
+            Verdict::InfrastructureFailure => 2,
+        }
+    }
+}
+
+/// Contents of `<results-dir>/<arch>/results.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ArchResult {
+    pub arch: String,
+    #[serde(default)]
+    pub defconfig: Option<String>,
+    /// `qemu` (a live run) or `console` (`parse` of a recorded console).
+    pub source: String,
+    #[serde(default)]
+    pub qemu_command: Option<Vec<String>>,
+    /// Directory QEMU ran in (the images directory).
+    #[serde(default)]
+    pub qemu_cwd: Option<String>,
+    #[serde(default)]
+    pub qemu_version: Option<String>,
+    #[serde(default)]
+    pub qemu_exit_code: Option<i32>,
+    #[serde(default)]
+    pub qemu_stderr: Option<String>,
+    #[serde(default)]
+    pub host: HostInfo,
+    #[serde(default)]
+    pub timeout_multiplier: Option<f64>,
+    /// Scaled timeouts, in seconds.
+    #[serde(default)]
+    pub boot_timeout_s: Option<f64>,
+    #[serde(default)]
+    pub test_timeout_s: Option<f64>,
+    /// QEMU start (or, from a recorded console, kernel start) → first
+    /// `KTAP version 1`, in seconds.
+    #[serde(default)]
+    pub boot_duration_s: Option<f64>,
+    /// First `KTAP version 1` → end sentinel (or → timeout), in seconds.
+    #[serde(default)]
+    pub test_duration_s: Option<f64>,
+    /// `host clock` or `guest printk timestamps`.
+    #[serde(default)]
+    pub durations_from: Option<String>,
+    pub exit_reason: ExitReason,
+    #[serde(default)]
+    pub infrastructure_failure: Option<InfraFailure>,
+    /// Exit code in the end sentinel.
+    #[serde(default)]
+    pub runner_exit: Option<i32>,
+    pub verdict: Verdict,
+    pub counts: Counts,
+    #[serde(default)]
+    pub console_log: Option<String>,
+    #[serde(default)]
+    pub console_lines: Option<usize>,
+    /// The test tree: top-level tests (synthetic ones included).
+    pub tests: Vec<TestNode>,
+}
+
+impl ArchResult {
+    /// A result with no tests yet; fill in the rest, then [`ArchResult::settle`].
+    pub fn new(arch: &str, source: &str) -> ArchResult {
+        ArchResult {
+            arch: arch.to_string(),
+            defconfig: None,
+            source: source.to_string(),
+            qemu_command: None,
+            qemu_cwd: None,
+            qemu_version: None,
+            qemu_exit_code: None,
+            qemu_stderr: None,
+            host: HostInfo::default(),
+            timeout_multiplier: None,
+            boot_timeout_s: None,
+            test_timeout_s: None,
+            boot_duration_s: None,
+            test_duration_s: None,
+            durations_from: None,
+            exit_reason: ExitReason::Completed,
+            infrastructure_failure: None,
+            runner_exit: None,
+            verdict: Verdict::Pass,
+            counts: Counts::default(),
+            console_log: None,
+            console_lines: None,
+            tests: Vec::new(),
+        }
+    }
+
+    /// Sets the infrastructure failure (the first one set wins).
+    pub fn set_infra(&mut self, failure: InfraFailure) {
+        if self.infrastructure_failure.is_none() {
+            self.exit_reason = failure.kind;
+            self.infrastructure_failure = Some(failure);
+        }
+    }
+
+    /// Computes counts and verdict. An infrastructure failure counts as one
+    /// failed test.
+    pub fn settle(&mut self) {
+        let mut counts: Counts = self.tests.iter().map(TestNode::counts).sum();
+        if self.infrastructure_failure.is_some() {
+            counts.failed += 1;
+            self.verdict = Verdict::InfrastructureFailure;
+        } else if counts.failed > 0 {
+            self.verdict = Verdict::Fail;
+        } else {
+            self.verdict = Verdict::Pass;
+        }
+        self.counts = counts;
+    }
+
+    /// The top-level test called `name` (not a synthetic one).
+    pub fn top_level(&self, name: &str) -> Option<&TestNode> {
+        self.tests.iter().find(|t| !t.synthetic && t.name == name)
+    }
+
+    pub fn write_json(&self, path: &Path) -> Result<(), HarnessError> {
+        let mut text = serde_json::to_string_pretty(self)?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|source| HarnessError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    pub fn read_json(path: &Path) -> Result<ArchResult, HarnessError> {
+        let text = std::fs::read_to_string(path).map_err(|source| HarnessError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| HarnessError::ResultsFile {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// `x86_64: 120 passed, 0 failed, 1 skipped (boot 3.1 s, tests 2.4 s)`.
+    pub fn summary_line(&self) -> String {
+        let c = self.counts;
+        format!(
+            "{}: {} passed, {} failed, {} skipped (boot {}, tests {})",
+            self.arch,
+            c.passed,
+            c.failed,
+            c.skipped,
+            seconds(self.boot_duration_s),
+            seconds(self.test_duration_s)
+        )
+    }
+
+    /// `x86_64: infrastructure failure (boot-timeout): ...`, if any.
+    pub fn infra_line(&self) -> Option<String> {
+        self.infrastructure_failure.as_ref().map(|f| {
+            format!(
+                "{}: infrastructure failure ({}): {}",
+                self.arch,
+                f.kind.as_str(),
+                f.message
+            )
+        })
+    }
+}
+
+/// `3.1 s`, or `-` when unknown.
+pub fn seconds(value: Option<f64>) -> String {
+    match value {
+        Some(v) => format!("{v:.1} s"),
+        None => "-".to_string(),
+    }
+}
+
+/// Failing leaves shown under a failed top-level test, at most.
+const SHOWN_FAILURES: usize = 20;
+/// Diagnostics shown per failing leaf, at most.
+const SHOWN_DIAGNOSTICS: usize = 6;
+
+/// The lines printed when a top-level test's result arrives:
+/// `x86_64: ok rust_minimal (5/5)`, then, for a failure, what failed.
+pub fn top_level_lines(arch: &str, test: &TestNode) -> Vec<String> {
+    let counts = test.counts();
+    let mut head = format!(
+        "{arch}: {} {} ({}/{})",
+        test.status.word(),
+        test.name,
+        counts.passed,
+        counts.total()
+    );
+    if let Some(reason) = &test.reason {
+        head.push_str(&format!(" # {reason}"));
+    }
+    let mut lines = vec![head];
+    if test.status != Status::Fail {
+        return lines;
+    }
+    for error in &test.errors {
+        lines.push(format!("{arch}:     ! {error}"));
+    }
+    if test.subtests.is_empty() {
+        for diagnostic in test.diagnostics.iter().take(SHOWN_DIAGNOSTICS) {
+            lines.push(format!("{arch}:     # {diagnostic}"));
+        }
+        return lines;
+    }
+    let failed: Vec<(String, &TestNode)> = test
+        .leaves()
+        .into_iter()
+        .filter(|(_, t)| t.status == Status::Fail)
+        .collect();
+    for (path, leaf) in failed.iter().take(SHOWN_FAILURES) {
+        let number = leaf.number.map_or(String::new(), |n| format!("{n} "));
+        lines.push(format!("{arch}:     not ok {number}{path}"));
+        for error in &leaf.errors {
+            lines.push(format!("{arch}:         ! {error}"));
+        }
+        for diagnostic in leaf.diagnostics.iter().take(SHOWN_DIAGNOSTICS) {
+            lines.push(format!("{arch}:         # {diagnostic}"));
+        }
+    }
+    if failed.len() > SHOWN_FAILURES {
+        lines.push(format!(
+            "{arch}:     ... and {} more failures (see results.json)",
+            failed.len() - SHOWN_FAILURES
+        ));
+    }
+    lines
+}
+
+/// The last line: `N passed, N failed[, N skipped]`.
+pub fn final_line(counts: Counts) -> String {
+    let mut line = format!("{} passed, {} failed", counts.passed, counts.failed);
+    if counts.skipped > 0 {
+        line.push_str(&format!(", {} skipped", counts.skipped));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ktap::parse_str;
+    use crate::session::Session;
+
+    fn outcome(console: &str) -> SessionOutcome {
+        let mut session = Session::new(Vec::new());
+        for line in console.lines() {
+            session.push_raw(line.as_bytes());
+        }
+        session.finish()
+    }
+
+    #[test]
+    fn final_line_format() {
+        let mut c = Counts {
+            passed: 3,
+            failed: 0,
+            skipped: 0,
+        };
+        assert_eq!(final_line(c), "3 passed, 0 failed");
+        c.skipped = 2;
+        assert_eq!(final_line(c), "3 passed, 0 failed, 2 skipped");
+    }
+
+    #[test]
+    fn loadavg() {
+        assert_eq!(
+            parse_loadavg("0.50 1.25 2.00 1/123 4567\n"),
+            Some([0.5, 1.25, 2.0])
+        );
+        assert_eq!(parse_loadavg("garbage"), None);
+        let host = HostInfo::current();
+        assert!(host.cpus.is_some_and(|n| n > 0));
+    }
+
+    #[test]
+    fn verdicts_and_counts() {
+        let mut r = ArchResult::new("x86_64", "console");
+        r.tests = parse_str("KTAP version 1\n1..2\nok 1 a\nok 2 b # SKIP no\n").tests;
+        r.settle();
+        assert_eq!(r.verdict, Verdict::Pass);
+        assert_eq!(r.verdict.exit_code(), 0);
+        assert_eq!(
+            r.summary_line(),
+            "x86_64: 1 passed, 0 failed, 1 skipped (boot -, tests -)"
+        );
+        r.tests = parse_str("KTAP version 1\n1..1\nnot ok 1 a\n").tests;
+        r.settle();
+        assert_eq!(r.verdict.exit_code(), 1);
+        r.set_infra(InfraFailure::new(ExitReason::BootTimeout, "boot timeout"));
+        r.set_infra(InfraFailure::new(ExitReason::KernelPanic, "later"));
+        r.settle();
+        assert_eq!(r.exit_reason, ExitReason::BootTimeout);
+        assert_eq!(r.verdict.exit_code(), 2);
+        assert_eq!(r.counts.failed, 2);
+        assert_eq!(
+            r.infra_line().as_deref(),
+            Some("x86_64: infrastructure failure (boot-timeout): boot timeout")
+        );
+    }
+
+    #[test]
+    fn infra_from_console() {
+        let o = outcome("[ 1.0] Run /sbin/init as init process\n");
+        let f = InfraFailure::from_console(&o).expect("missing sentinel");
+        assert_eq!(f.kind, ExitReason::MissingSentinel);
+        assert!(
+            f.message.contains("before the tests started"),
+            "{}",
+            f.message
+        );
+        assert!(f.message.contains("Run /sbin/init"), "{}", f.message);
+
+        let o = outcome("[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root fs\n");
+        let f = InfraFailure::from_console(&o).expect("panic");
+        assert_eq!(f.kind, ExitReason::KernelPanic);
+        assert_eq!(
+            f.message,
+            "kernel panic (console.log line 1): Kernel panic - not syncing: VFS: Unable to mount root fs"
+        );
+
+        let o = outcome("[ 1.0] rust-tests: # rust-qemu: end exit=127\n");
+        let f = InfraFailure::from_console(&o).expect("no ktap");
+        assert_eq!(f.kind, ExitReason::NoKtap);
+        assert!(f.message.contains("127"));
+
+        let o = outcome(
+            "[ 1.0] rust-tests: KTAP version 1\n[ 1.0] rust-tests: 1..0\n\
+             [ 1.1] rust-tests: # rust-qemu: end exit=0\n",
+        );
+        assert_eq!(InfraFailure::from_console(&o), None);
+    }
+
+    #[test]
+    fn lines_for_a_failed_module() {
+        let doc = parse_str(
+            "KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: rust_minimal\n    1..2\n\
+             \x20   ok 1 load\n    not ok 2 dmesg: rust_minimal: Am I built-in? false\n\
+             \x20   # expected: a line\n    # seen: (no such line)\nnot ok 1 rust_minimal\n",
+        );
+        let lines = top_level_lines("x86_64", &doc.tests[0]);
+        assert_eq!(
+            lines,
+            [
+                "x86_64: not ok rust_minimal (1/2)",
+                "x86_64:     not ok 2 dmesg: rust_minimal: Am I built-in? false",
+                "x86_64:         # expected: a line",
+                "x86_64:         # seen: (no such line)",
+            ]
+        );
+        let doc = parse_str("KTAP version 1\n1..1\nok 1 rust_print # SKIP not built\n");
+        assert_eq!(
+            top_level_lines("riscv64", &doc.tests[0]),
+            ["riscv64: skip rust_print (0/1) # not built"]
+        );
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let mut r = ArchResult::new("riscv64", "qemu");
+        r.tests = parse_str("KTAP version 1\n1..1\nok 1 a\n").tests;
+        r.boot_duration_s = Some(3.125);
+        r.settle();
+        let json = serde_json::to_string(&r).expect("json");
+        assert!(json.contains("\"exit_reason\":\"completed\""), "{json}");
+        assert!(json.contains("\"verdict\":\"pass\""), "{json}");
+        let back: ArchResult = serde_json::from_str(&json).expect("parse");
+        assert_eq!(back, r);
+    }
+}

@@ -1,0 +1,611 @@
+//! One boot's console, interpreted as it arrives: the boot and test phases,
+//! the runner's KTAP, the end sentinel and the kernel problem reports, which
+//! fail the top-level test that was running when they appeared
+//! (docs/test-protocol.md). Used both live (QEMU) and offline (`parse`).
+
+use crate::console::{classify, ConsoleLine, ProblemKind};
+use crate::ktap::{is_version_line, KtapParser, Status, TestNode};
+
+/// Name of the synthetic test that collects kernel problems seen outside any
+/// test (during boot, after the last result, after the sentinel).
+pub const KERNEL_LOG_TEST: &str = "kernel-log";
+/// Name of the synthetic test that fails when the runner's exit code says
+/// failure but no KTAP result does.
+pub const RUNNER_EXIT_TEST: &str = "runner-exit";
+
+/// Problem lines this close to the previous one belong to the same report.
+const REPORT_SPAN: usize = 40;
+/// Lines of a report kept as diagnostics.
+const REPORT_LINES_KEPT: usize = 12;
+
+/// Something the caller may want to act on at once.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    /// The first `KTAP version` line: the boot phase is over.
+    TestsStarted,
+    /// Top-level test `index` (into [`Session::top_level`]) has its result.
+    TopLevelResult(usize),
+    /// The end sentinel, with the runner's exit code.
+    Sentinel(Option<i32>),
+    /// The first `Kernel panic` line.
+    Panic(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Boot,
+    Tests,
+    Ended,
+}
+
+/// When, relative to the tests, a kernel report appeared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Window {
+    Boot,
+    /// While top-level test `index` (0-based) was running.
+    Test(usize),
+    /// After the last planned top-level result, before the sentinel.
+    AfterTests,
+    AfterSentinel,
+}
+
+#[derive(Debug, Clone)]
+struct KernelReport {
+    window: Window,
+    kind: ProblemKind,
+    head_line: usize,
+    head: String,
+    last_line: usize,
+    lines: Vec<String>,
+    applied: bool,
+}
+
+impl KernelReport {
+    fn describe(&self) -> String {
+        let when = match self.window {
+            Window::Boot => " during boot".to_string(),
+            Window::Test(_) => String::new(),
+            Window::AfterTests => " after the last test".to_string(),
+            Window::AfterSentinel => " after the end sentinel".to_string(),
+        };
+        format!(
+            "{}{when} (console.log line {}): {}",
+            self.kind.label(),
+            self.head_line,
+            self.head
+        )
+    }
+}
+
+/// A position in the console.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mark {
+    pub line: usize,
+    pub timestamp: Option<f64>,
+}
+
+/// The end sentinel `# rust-qemu: end exit=<N>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sentinel {
+    pub exit: Option<i32>,
+    pub mark: Mark,
+}
+
+fn parse_sentinel(payload: &str) -> Option<Option<i32>> {
+    let rest = payload.trim().strip_prefix("# rust-qemu: end")?;
+    let value = rest.trim().strip_prefix("exit=")?;
+    Some(value.trim().parse::<i32>().ok())
+}
+
+/// Interprets one boot's console line by line.
+#[derive(Debug)]
+pub struct Session {
+    ignore: Vec<String>,
+    lines: usize,
+    phase: Phase,
+    parser: KtapParser,
+    reports: Vec<KernelReport>,
+    panic: Option<(String, Mark)>,
+    ktap_start: Option<Mark>,
+    sentinel: Option<Sentinel>,
+    last_line: Option<String>,
+}
+
+impl Session {
+    /// `ignore`: substrings of kernel lines not to treat as problems.
+    pub fn new(ignore: Vec<String>) -> Session {
+        Session {
+            ignore,
+            lines: 0,
+            phase: Phase::Boot,
+            parser: KtapParser::new(),
+            reports: Vec::new(),
+            panic: None,
+            ktap_start: None,
+            sentinel: None,
+            last_line: None,
+        }
+    }
+
+    /// The top-level tests with results so far.
+    pub fn top_level(&self) -> &[TestNode] {
+        self.parser.top_level()
+    }
+
+    /// The last non-empty console line seen.
+    pub fn last_line(&self) -> Option<&str> {
+        self.last_line.as_deref()
+    }
+
+    /// Describes the top-level test running now, for timeout messages.
+    pub fn running(&self) -> Option<String> {
+        if self.phase != Phase::Tests {
+            return None;
+        }
+        let (number, name) = self.parser.running()?;
+        Some(match name {
+            Some(name) => format!("top-level test {number} ({name})"),
+            None => format!("top-level test {number}"),
+        })
+    }
+
+    /// Feeds one raw console line (without its `\n`).
+    pub fn push_raw(&mut self, raw: &[u8]) -> Vec<SessionEvent> {
+        self.lines += 1;
+        let line = ConsoleLine::new(self.lines, raw);
+        if !line.text.trim().is_empty() {
+            self.last_line = Some(line.text.trim_end().to_string());
+        }
+        let mark = Mark {
+            line: line.number,
+            timestamp: line.timestamp,
+        };
+        let mut events = Vec::new();
+        if let Some(payload) = line.result_payload() {
+            self.result_line(payload, mark, &mut events);
+        } else {
+            self.kernel_line(&line, mark, &mut events);
+        }
+        events
+    }
+
+    fn result_line(&mut self, payload: &str, mark: Mark, events: &mut Vec<SessionEvent>) {
+        if self.phase == Phase::Ended {
+            return;
+        }
+        if let Some(exit) = parse_sentinel(payload) {
+            self.phase = Phase::Ended;
+            self.sentinel = Some(Sentinel { exit, mark });
+            events.push(SessionEvent::Sentinel(exit));
+            return;
+        }
+        if self.phase == Phase::Boot {
+            if !is_version_line(payload) {
+                return;
+            }
+            self.phase = Phase::Tests;
+            self.ktap_start = Some(mark);
+            events.push(SessionEvent::TestsStarted);
+        }
+        for index in self.parser.feed(payload) {
+            self.apply_reports(index);
+            events.push(SessionEvent::TopLevelResult(index));
+        }
+    }
+
+    fn kernel_line(&mut self, line: &ConsoleLine, mark: Mark, events: &mut Vec<SessionEvent>) {
+        if self.ignore.iter().any(|p| line.text.contains(p.as_str())) {
+            return;
+        }
+        let Some(kind) = classify(&line.text, line.timestamp.is_some()) else {
+            return;
+        };
+        let text = line.text.trim().to_string();
+        if kind == ProblemKind::Panic {
+            if self.panic.is_none() {
+                self.panic = Some((text.clone(), mark));
+                events.push(SessionEvent::Panic(text));
+            }
+            return;
+        }
+        let window = self.window();
+        if let Some(report) = self.reports.last_mut() {
+            if report.window == window && line.number - report.last_line <= REPORT_SPAN {
+                report.last_line = line.number;
+                if report.lines.len() < REPORT_LINES_KEPT {
+                    report.lines.push(text.clone());
+                }
+                if kind.is_primary() && !report.kind.is_primary() {
+                    report.kind = kind;
+                    report.head = text;
+                    report.head_line = line.number;
+                }
+                return;
+            }
+        }
+        self.reports.push(KernelReport {
+            window,
+            kind,
+            head_line: line.number,
+            head: text.clone(),
+            last_line: line.number,
+            lines: vec![text],
+            applied: false,
+        });
+    }
+
+    fn window(&self) -> Window {
+        match self.phase {
+            Phase::Boot => Window::Boot,
+            Phase::Ended => Window::AfterSentinel,
+            Phase::Tests => {
+                let done = self.parser.top_level().len();
+                match self.parser.top_level_plan() {
+                    Some(plan) if usize::try_from(plan).is_ok_and(|p| done >= p) => {
+                        Window::AfterTests
+                    }
+                    _ => Window::Test(done),
+                }
+            }
+        }
+    }
+
+    /// Fails top-level test `index` for each kernel report seen while it ran.
+    fn apply_reports(&mut self, index: usize) {
+        let tests = self.parser.top_level_mut();
+        let Some(test) = tests.get_mut(index) else {
+            return;
+        };
+        for report in &mut self.reports {
+            if report.window == Window::Test(index) && !report.applied {
+                report.applied = true;
+                test.fail(report.describe());
+            }
+        }
+    }
+
+    /// Ends the console: closes the KTAP stream and adds the synthetic tests.
+    pub fn finish(self) -> SessionOutcome {
+        let Session {
+            lines,
+            parser,
+            mut reports,
+            panic,
+            ktap_start,
+            sentinel,
+            last_line,
+            ..
+        } = self;
+        let real_results = parser.top_level().len();
+        let document = parser.finish();
+        let mut tests = document.tests;
+
+        // Reports from a test whose result never came go to that test if the
+        // end of the stream closed it (as truncated), else to `kernel-log`.
+        for report in reports.iter_mut().filter(|r| !r.applied) {
+            if let Window::Test(index) = report.window {
+                if index >= real_results {
+                    if let Some(test) = tests.get_mut(index).filter(|t| !t.synthetic) {
+                        report.applied = true;
+                        test.fail(report.describe());
+                    }
+                }
+            }
+        }
+        let leftovers: Vec<&KernelReport> = reports.iter().filter(|r| !r.applied).collect();
+        if !leftovers.is_empty() {
+            let mut node = TestNode::synthetic_failure(KERNEL_LOG_TEST, "");
+            node.errors.clear();
+            for report in leftovers {
+                let mut error = report.describe();
+                if let Window::Test(index) = report.window {
+                    error.push_str(&format!(
+                        " (while top-level test {} was running; it has no result)",
+                        index + 1
+                    ));
+                }
+                node.errors.push(error);
+                node.diagnostics.extend(report.lines.iter().cloned());
+            }
+            tests.push(node);
+        }
+
+        let runner_exit = sentinel.as_ref().and_then(|s| s.exit);
+        if let Some(sentinel) = &sentinel {
+            let any_failed = tests.iter().any(|t| t.status == Status::Fail);
+            match sentinel.exit {
+                Some(0) => {}
+                Some(code) if !any_failed && document.started => {
+                    tests.push(TestNode::synthetic_failure(
+                        RUNNER_EXIT_TEST,
+                        format!("the runner exited with status {code}, but no KTAP result failed"),
+                    ))
+                }
+                Some(_) => {}
+                None => tests.push(TestNode::synthetic_failure(
+                    RUNNER_EXIT_TEST,
+                    "the end sentinel has no numeric exit status",
+                )),
+            }
+        }
+
+        SessionOutcome {
+            console_lines: lines,
+            ktap_started: document.started,
+            ktap_start,
+            sentinel,
+            runner_exit,
+            panic,
+            last_line,
+            tests,
+        }
+    }
+}
+
+/// What one boot's console showed.
+#[derive(Debug, Clone)]
+pub struct SessionOutcome {
+    pub console_lines: usize,
+    pub ktap_started: bool,
+    pub ktap_start: Option<Mark>,
+    pub sentinel: Option<Sentinel>,
+    pub runner_exit: Option<i32>,
+    /// The first `Kernel panic` line and where it was.
+    pub panic: Option<(String, Mark)>,
+    pub last_line: Option<String>,
+    /// Top-level tests, synthetic ones included.
+    pub tests: Vec<TestNode>,
+}
+
+impl SessionOutcome {
+    /// Boot and test durations from the guest's printk timestamps.
+    pub fn guest_durations(&self) -> (Option<f64>, Option<f64>) {
+        let boot = self.ktap_start.and_then(|m| m.timestamp);
+        let tests = match (boot, self.sentinel.as_ref().and_then(|s| s.mark.timestamp)) {
+            (Some(start), Some(end)) if end >= start => Some(end - start),
+            _ => None,
+        };
+        (boot, tests)
+    }
+
+    /// `; last console line: '...'` for error messages.
+    pub fn last_line_note(&self) -> String {
+        last_line_note(self.last_line.as_deref())
+    }
+}
+
+/// `; last console line: '...'` (or that there was none).
+pub fn last_line_note(last: Option<&str>) -> String {
+    match last {
+        Some(line) => format!("; last console line: '{line}'"),
+        None => "; the console stayed empty".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(console: &str) -> (Vec<SessionEvent>, SessionOutcome) {
+        let mut session = Session::new(Vec::new());
+        let mut events = Vec::new();
+        for line in console.lines() {
+            events.extend(session.push_raw(line.as_bytes()));
+        }
+        (events, session.finish())
+    }
+
+    const GOOD: &str = "\
+[    0.000000] Linux version 6.12.57 (builder@host) #1 SMP PREEMPT_DYNAMIC
+[    0.412000]     KTAP version 1
+[    0.412100]     # Subtest: rust_doctests_kernel
+[    0.412200]     1..1
+[    0.413000]     ok 1 rust_doctest_kernel_alloc_kbox_rs_0
+[    0.413100] ok 1 rust_doctests_kernel
+[    1.100000] Run /sbin/init as init process
+Starting syslogd: OK
+[    2.000000] rust-tests: KTAP version 1
+[    2.000100] rust-tests: 1..2
+[    2.000200] rust-tests:     KTAP version 1
+[    2.000300] rust-tests:     # Subtest: config
+[    2.000400] rust-tests:     1..1
+[    2.000500] rust-tests:     ok 1 CONFIG_RUST=y
+[    2.000600] rust-tests: ok 1 config
+[    2.100000] rust-tests:     KTAP version 1
+[    2.100100] rust-tests:     # Subtest: rust_minimal
+[    2.100200] rust-tests:     1..2
+[    2.200000] rust_minimal: Rust minimal sample (init)
+[    2.200100] rust-tests:     ok 1 load
+[    2.300000] rust_minimal: My numbers are [72, 108, 200]
+[    2.300100] rust-tests:     ok 2 unload
+[    2.300200] rust-tests: ok 2 rust_minimal
+[    4.500000] rust-tests: # rust-qemu: end exit=0
+[    4.600000] reboot: Restarting system
+";
+
+    #[test]
+    fn good_console() {
+        let (events, outcome) = run(GOOD);
+        assert_eq!(
+            events,
+            [
+                SessionEvent::TestsStarted,
+                SessionEvent::TopLevelResult(0),
+                SessionEvent::TopLevelResult(1),
+                SessionEvent::Sentinel(Some(0))
+            ]
+        );
+        assert!(outcome.ktap_started);
+        assert_eq!(outcome.runner_exit, Some(0));
+        assert!(outcome.panic.is_none());
+        assert_eq!(outcome.tests.len(), 2);
+        assert!(outcome.tests.iter().all(|t| t.status == Status::Pass));
+        assert_eq!(outcome.guest_durations(), (Some(2.0), Some(2.5)));
+        assert_eq!(
+            outcome.last_line.as_deref(),
+            Some("reboot: Restarting system")
+        );
+    }
+
+    #[test]
+    fn unprefixed_kunit_output_at_boot_is_not_the_start() {
+        let (events, outcome) = run(&GOOD.lines().take(8).collect::<Vec<_>>().join("\n"));
+        assert!(events.is_empty(), "{events:?}");
+        assert!(!outcome.ktap_started);
+        assert!(outcome.tests.is_empty());
+        assert!(outcome.sentinel.is_none());
+    }
+
+    #[test]
+    fn warning_during_a_test_fails_that_test() {
+        let console = GOOD.replace(
+            "[    2.300000] rust_minimal: My numbers are [72, 108, 200]\n",
+            "[    2.300000] ------------[ cut here ]------------\n\
+             [    2.300001] WARNING: CPU: 1 PID: 80 at samples/rust/rust_minimal.rs:40 drop+0x1/0x2\n\
+             [    2.300002] Call Trace:\n\
+             [    2.300003]  <TASK>\n\
+             [    2.300004] ---[ end trace 0000000000000000 ]---\n",
+        );
+        let (_, outcome) = run(&console);
+        assert_eq!(outcome.tests.len(), 2);
+        assert_eq!(outcome.tests[0].status, Status::Pass);
+        let minimal = &outcome.tests[1];
+        assert_eq!(minimal.status, Status::Fail);
+        assert_eq!(minimal.errors.len(), 1, "{:?}", minimal.errors);
+        assert!(
+            minimal.errors[0].starts_with("kernel WARNING (console.log line 22): WARNING: CPU: 1")
+        );
+        assert_eq!(minimal.counts().failed, 1);
+    }
+
+    #[test]
+    fn warning_during_boot_is_a_kernel_log_failure() {
+        let console = GOOD.replace(
+            "[    1.100000] Run /sbin/init as init process\n",
+            "[    1.000000] ============================================\n\
+             [    1.000001] WARNING: possible recursive locking detected\n\
+             [    1.000002] 6.12.57 #1 Not tainted\n\
+             [    1.000003] --------------------------------------------\n\
+             [    1.100000] Run /sbin/init as init process\n",
+        );
+        let (_, outcome) = run(&console);
+        let log = outcome.tests.last().expect("kernel-log test");
+        assert_eq!(log.name, KERNEL_LOG_TEST);
+        assert!(log.synthetic);
+        assert_eq!(log.status, Status::Fail);
+        assert_eq!(log.errors.len(), 1, "{:?}", log.errors);
+        assert!(log.errors[0].starts_with("lockdep report during boot (console.log line 8)"));
+        assert!(outcome.tests[..2].iter().all(|t| t.status == Status::Pass));
+    }
+
+    #[test]
+    fn warning_after_the_last_test_and_after_the_sentinel() {
+        let console = GOOD
+            .replace(
+                "[    4.500000] rust-tests: # rust-qemu: end exit=0\n",
+                "[    4.400000] BUG: unable to handle page fault for address: 1\n\
+                 [    4.500000] rust-tests: # rust-qemu: end exit=0\n",
+            )
+            .replace(
+                "[    4.600000] reboot: Restarting system\n",
+                "[    4.550000] WARNING: CPU: 0 PID: 1 at kernel/reboot.c:1 x\n\
+                 [    4.600000] reboot: Restarting system\n",
+            );
+        let (_, outcome) = run(&console);
+        let log = outcome.tests.last().expect("kernel-log test");
+        assert_eq!(log.name, KERNEL_LOG_TEST);
+        assert_eq!(log.errors.len(), 2);
+        assert!(log.errors[0].contains("after the last test"));
+        assert!(log.errors[1].contains("after the end sentinel"));
+    }
+
+    #[test]
+    fn panic_is_reported_once() {
+        let console = "\
+[    2.000000] rust-tests: KTAP version 1
+[    2.000100] rust-tests: 1..1
+[    2.000200] rust-tests:     KTAP version 1
+[    2.000300] rust-tests:     # Subtest: rust_minimal
+[    2.000400] rust-tests:     1..1
+[    2.100000] Oops: general protection fault, probably for non-canonical address 0xdead: 0000 [#1] SMP
+[    2.100100] Kernel panic - not syncing: Fatal exception
+[    2.100200] ---[ end Kernel panic - not syncing: Fatal exception ]---
+";
+        let (events, outcome) = run(console);
+        let panics: Vec<_> = events
+            .iter()
+            .filter(|e| matches!(e, SessionEvent::Panic(_)))
+            .collect();
+        assert_eq!(
+            panics,
+            [&SessionEvent::Panic(
+                "Kernel panic - not syncing: Fatal exception".into()
+            )]
+        );
+        assert!(outcome.sentinel.is_none());
+        // The module under test got the Oops (its output was cut, too).
+        let minimal = &outcome.tests[0];
+        assert_eq!(minimal.name, "rust_minimal");
+        assert!(
+            minimal.errors.iter().any(|e| e.starts_with("kernel Oops")),
+            "{:?}",
+            minimal.errors
+        );
+        assert!(minimal.errors.iter().any(|e| e.contains("no result line")));
+    }
+
+    #[test]
+    fn sentinel_parsing() {
+        assert_eq!(parse_sentinel("# rust-qemu: end exit=0"), Some(Some(0)));
+        assert_eq!(parse_sentinel("  # rust-qemu: end exit=3 "), Some(Some(3)));
+        assert_eq!(parse_sentinel("# rust-qemu: end exit=x"), Some(None));
+        assert_eq!(parse_sentinel("# rust-qemu: begin"), None);
+        assert_eq!(parse_sentinel("ok 1 end"), None);
+    }
+
+    #[test]
+    fn runner_exit_without_failures_fails() {
+        let console = GOOD.replace("end exit=0", "end exit=3");
+        let (_, outcome) = run(&console);
+        assert_eq!(outcome.runner_exit, Some(3));
+        let last = outcome.tests.last().expect("tests");
+        assert_eq!(last.name, RUNNER_EXIT_TEST);
+        assert_eq!(last.status, Status::Fail);
+    }
+
+    #[test]
+    fn ignored_lines_are_not_problems() {
+        let console = GOOD.replace(
+            "[    1.100000] Run /sbin/init as init process\n",
+            "[    1.000000] WARNING: CPU: 0 PID: 1 at mm/debug_vm_pgtable.c:10 x\n",
+        );
+        let mut session = Session::new(vec!["at mm/debug_vm_pgtable.c:".into()]);
+        for line in console.lines() {
+            session.push_raw(line.as_bytes());
+        }
+        let outcome = session.finish();
+        assert!(outcome.tests.iter().all(|t| t.status == Status::Pass));
+    }
+
+    #[test]
+    fn runner_lines_are_never_kernel_problems() {
+        let console = GOOD.replace(
+            "[    2.300100] rust-tests:     ok 2 unload\n",
+            "[    2.300100] rust-tests:     ok 2 kernel clean (no new WARN/BUG/Oops/lockdep)\n",
+        );
+        let (_, outcome) = run(&console);
+        assert!(outcome.tests.iter().all(|t| t.status == Status::Pass));
+    }
+
+    #[test]
+    fn running_test_description() {
+        let mut session = Session::new(Vec::new());
+        for line in GOOD.lines().take(17) {
+            session.push_raw(line.as_bytes());
+        }
+        assert_eq!(
+            session.running().as_deref(),
+            Some("top-level test 2 (rust_minimal)")
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! `rust-qemu-test parse`: offline re-parse of recorded consoles, with the
+//! same report and exit status as a live run.
+
+mod common;
+
+use common::{data, harness, Run};
+
+fn parse(console: &str, extra: &[&str]) -> Run {
+    let mut command = harness();
+    command.arg("parse").arg(data(console)).args(extra);
+    Run::of(command)
+}
+
+#[test]
+fn exit_codes_of_the_recorded_consoles() {
+    for (console, code, last) in [
+        ("all-pass.log", 0, "15 passed, 0 failed"),
+        ("sample-fail.log", 1, "14 passed, 1 failed"),
+        ("warn-during-test.log", 1, "15 passed, 1 failed"),
+        ("truncated.log", 1, "7 passed, 2 failed"),
+        ("panic.log", 2, "5 passed, 3 failed"),
+        ("no-sentinel.log", 2, "15 passed, 1 failed"),
+        ("hang-boot.log", 2, "0 passed, 1 failed"),
+        ("hang-tests.log", 2, "6 passed, 3 failed"),
+    ] {
+        let run = parse(console, &["--arch", "x86_64"]);
+        run.check(run.code == Some(code), &format!("{console}: exit {code}"));
+        run.check(run.last_line() == last, &format!("{console}: final line"));
+    }
+}
+
+#[test]
+fn report_uses_guest_timestamps() {
+    let run = parse("all-pass.log", &["--arch", "riscv64"]);
+    run.check(
+        run.stdout
+            .contains("riscv64: 15 passed, 0 failed, 0 skipped (boot 2.0 s, tests 0.5 s)"),
+        "durations from printk timestamps",
+    );
+}
+
+#[test]
+fn arch_defaults_to_console() {
+    let run = parse("all-pass.log", &[]);
+    run.check(
+        run.stdout
+            .starts_with("console: ok kunit_rust_doctests (3/3)\n"),
+        "label",
+    );
+}
+
+#[test]
+fn writes_results_when_asked() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("parse_results");
+    let _ = std::fs::remove_dir_all(&dir);
+    let results = dir.to_str().expect("utf-8 path");
+    let run = parse(
+        "sample-fail.log",
+        &["--arch", "x86_64", "--results-dir", results],
+    );
+    run.check(run.code == Some(1), "exit 1");
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("x86_64/results.json")).expect("results.json"),
+    )
+    .expect("json");
+    assert_eq!(json["source"], "console");
+    assert_eq!(json["verdict"], "fail");
+    assert!(dir.join("x86_64/junit.xml").is_file());
+    assert_eq!(
+        std::fs::read(dir.join("x86_64/console.log")).expect("copy"),
+        std::fs::read(data("sample-fail.log")).expect("data")
+    );
+
+    // Re-parsing the copy in place infers the arch from its directory and
+    // leaves the file alone.
+    let mut again = harness();
+    again
+        .arg("parse")
+        .arg(dir.join("x86_64/console.log"))
+        .arg("--results-dir")
+        .arg(&dir);
+    let run = Run::of(again);
+    run.check(run.code == Some(1), "exit 1");
+    run.check(
+        run.stdout.contains("x86_64: not ok rust_minimal (4/5)"),
+        "arch from directory",
+    );
+}
+
+#[test]
+fn missing_console_file_is_an_error() {
+    let mut command = harness();
+    command.arg("parse").arg("/nonexistent/console.log");
+    let run = Run::of(command);
+    run.check(run.code == Some(2), "exit 2");
+    run.check(
+        run.stderr.contains("cannot read /nonexistent/console.log"),
+        "says what",
+    );
+}
