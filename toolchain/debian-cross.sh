@@ -90,4 +90,8 @@ done
 for tool in addr2line ar as elfedit gprof ld ld.bfd nm objcopy objdump ranlib readelf size strings strip; do
 	[ -x "/usr/bin/$triplet-$tool" ] && ln -sf "/usr/bin/$triplet-$tool" "$out/bin/$triplet-$tool"
 done
+# gcc's LTO-aware archivers (Buildroot uses them as AR/NM/RANLIB)
+for tool in gcc-ar gcc-nm gcc-ranlib; do
+	ln -sf "/usr/bin/$triplet-$tool-12" "$out/bin/$triplet-$tool"
+done
 touch "$out/.stamp_generated"
