@@ -45,6 +45,13 @@ if [ -n "$missing" ] || [ ! -f "$sources" ] || ! cmp -s "$top/support/apt.source
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q -t "$qemu_suite" $qemu_pkgs
 fi
 
+# --- the kernel source, pinned (its hash is in patches/linux/linux.hash)
+if [ "$(dpkg-query -W -f '${Version}' linux-source-6.12)" != "$LINUX_SOURCE_VERSION" ]; then
+	[ "$(id -u)" = 0 ] || die "linux-source-6.12 is not $LINUX_SOURCE_VERSION: run this script as root"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --allow-downgrades "linux-source-6.12=$LINUX_SOURCE_VERSION" ||
+		die "linux-source-6.12 $LINUX_SOURCE_VERSION is not available: to move to the archive's version, set LINUX_SOURCE_VERSION in support/versions.env and the tarball's sha256 in patches/linux/linux.hash"
+fi
+
 # --- bindgen-cli, pinned, in the cache (not in ~/.cargo)
 bindgen=$cache/host/bin/bindgen
 if [ "$("$bindgen" --version 2>/dev/null)" != "bindgen $BINDGEN_VERSION" ]; then
