@@ -9,12 +9,15 @@ LINUX_RUST_RUSTDOC = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_RUSTDOC))
 LINUX_RUST_BINDGEN = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_BINDGEN))
 LINUX_RUST_LLVM = $(call qstrip,$(BR2_LINUX_KERNEL_RUST_LLVM))
 
+# HOSTCC comes last and wins: the kernel passes it to rustc as
+# -Clinker=$(HOSTCC), which breaks on the flags Buildroot adds to it.
 LINUX_MAKE_FLAGS += \
 	RUSTC=$(LINUX_RUST_RUSTC) \
 	HOSTRUSTC=$(LINUX_RUST_RUSTC) \
 	RUSTDOC=$(LINUX_RUST_RUSTDOC) \
 	BINDGEN=$(LINUX_RUST_BINDGEN) \
-	$(if $(LINUX_RUST_LLVM),LLVM=$(LINUX_RUST_LLVM))
+	$(if $(LINUX_RUST_LLVM),LLVM=$(LINUX_RUST_LLVM)) \
+	HOSTCC="$(HOSTCC_NOCCACHE)"
 
 # A gcc-only warning option that clang rejects (with CONFIG_WERROR).
 ifneq ($(LINUX_RUST_LLVM),)
