@@ -12,6 +12,8 @@ RUST_QEMU_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/br-rust-qemu
 BUILDROOT_DIR ?= $(RUST_QEMU_CACHE)/buildroot-$(BUILDROOT_VERSION)
 export RUST_QEMU_CACHE
 export BR2_DL_DIR ?= $(RUST_QEMU_CACHE)/dl
+# host-tar's configure refuses to run as root unless told (CI runs as root)
+export FORCE_UNSAFE_CONFIGURE := 1
 # bindgen-cli as installed by support/setup-host.sh
 export PATH := $(RUST_QEMU_CACHE)/host/bin:$(PATH)
 

@@ -1,0 +1,75 @@
+################################################################################
+#
+# Offline mode: Buildroot's package override file (BR2_PACKAGE_OVERRIDE_FILE)
+# for sources taken from Debian's archive. See offline/README.md.
+#
+# Buildroot includes this file after .config and before the packages'
+# .mk files: a plain assignment here is overwritten by a package's own
+# '=' assignment, hence the few 'override' lines below. Hooks named here
+# are defined later by the packages and expanded only when they run.
+#
+# RUST_QEMU_OFFLINE_SRC (CACHE/src, filled by offline/provision.sh) is
+# passed on the make command line by the project's wrapper.
+#
+################################################################################
+
+ifeq ($(RUST_QEMU_OFFLINE_SRC),)
+$(error offline/local.mk: RUST_QEMU_OFFLINE_SRC is not set: pass RUST_QEMU_OFFLINE_SRC=<cache>/src, after running offline/provision.sh <cache>)
+endif
+
+# Source trees unpacked from Debian's .orig tarballs (offline/sources.tsv,
+# mode 'override'). An override skips Buildroot's extract and patch steps:
+# provision.sh applied the patches that fit.
+HOST_E2FSPROGS_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-e2fsprogs
+HOST_KMOD_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-kmod
+HOST_LIBTOOL_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libtool
+HOST_LIBZLIB_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libzlib
+HOST_M4_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-m4
+HOST_PATCHELF_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-patchelf
+HOST_PKGCONF_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-pkgconf
+HOST_TAR_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-tar
+HOST_UTIL_LINUX_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-util-linux
+
+# host-tar: its configure refuses to run as root (CI runs as root) unless
+# this is in the environment; Buildroot 2026.02.3 does not set it.
+export FORCE_UNSAFE_CONFIGURE = 1
+
+# host-tar: tar.mk's post-patch hook (keeps automake from re-running after
+# Buildroot's patches touched Makefile.am), run after the rsync instead.
+HOST_TAR_POST_RSYNC_HOOKS += HOST_TAR_NO_AUTORECONF
+
+# host-e2fsprogs: Debian's 1.47.2 has a generated configure and needs no
+# configure.ac patch, so no autoreconf ...
+HOST_E2FSPROGS_AUTORECONF = NO
+# ... and without it neither host-gettext (gettext-tiny, not in Debian) nor
+# host-autoconf-archive (.orig 404 on the mirror): e2fsprogs.mk's list
+# minus those two (host-skeleton: the generic '+=' is overridden too).
+override HOST_E2FSPROGS_DEPENDENCIES = host-pkgconf host-util-linux host-skeleton
+
+# host-kmod: Debian's .orig is a git snapshot without configure.
+HOST_KMOD_AUTORECONF = YES
+# host-kmod: what kmod's autogen.sh does without gtk-doc (automake needs
+# the file that libkmod/docs/Makefile.am includes).
+define HOST_KMOD_GTK_DOC_STUB
+	touch $(@D)/libkmod/docs/gtk-doc.make
+endef
+HOST_KMOD_POST_RSYNC_HOOKS += HOST_KMOD_GTK_DOC_STUB
+
+# host-patchelf: Debian's .orig is a git export without configure.
+HOST_PATCHELF_AUTORECONF = YES
+
+# host-fakeroot: no fakeroot .orig is downloadable; Debian's installed
+# fakeroot replaces it (nothing to build, and no host-acl/host-attr).
+HOST_FAKEROOT_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-fakeroot
+override HOST_FAKEROOT_DEPENDENCIES = host-skeleton
+HOST_FAKEROOT_CONFIGURE_CMDS = @:
+HOST_FAKEROOT_BUILD_CMDS = @:
+define HOST_FAKEROOT_INSTALL_CMDS
+	@test -x /usr/bin/fakeroot || { echo "offline: /usr/bin/fakeroot missing: apt-get install fakeroot" >&2; exit 1; }
+	mkdir -p $(HOST_DIR)/bin
+	ln -sf /usr/bin/fakeroot $(HOST_DIR)/bin/fakeroot
+endef
+
+# file:// sites are files on this machine, not the network: keep them
+# usable with BR2_PRIMARY_SITE_ONLY (the kernel's custom tarball).
+DOWNLOAD_URIS += $(if $(BR2_PRIMARY_SITE_ONLY),$(if $(filter file+file://%,$(call qstrip,$(1))),$(patsubst %/,%,$(dir $(call qstrip,$(1))))))
