@@ -16,6 +16,7 @@ enum action {
 	ACTION_ABSENT,	/* absent PATH */
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
+	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
 };
 
 struct check {

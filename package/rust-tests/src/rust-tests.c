@@ -8,6 +8,7 @@
  * that the kernel stayed clean: no new WARN/BUG/Oops/lockdep report in the
  * kernel log, taint unchanged. See docs/test-protocol.md.
  */
+#include "checks.h"
 #include "kmsg.h"
 #include "ktap.h"
 #include "manifest.h"
@@ -187,6 +188,15 @@ static bool run_check(struct group *g, const struct check *c, int number)
 			diag(1, "exit status 0", cmd);
 		}
 		return ok;
+	case ACTION_CHECK: {
+		char seen_buf[600];
+
+		ok = check_run(c->arg, expected, seen_buf, sizeof(seen_buf));
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok)
+			diag(1, expected, seen_buf);
+		return ok;
+	}
 	default:
 		ktap_result(1, false, number, c->arg, NULL);
 		diag(1, "an action this runner knows", "an action valid only alone in its test");

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "checks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define BLOCK_SECONDS 1		/* how long a call must block before SIGALRM */
+
+/* _IOR('c', 1, u64), _IOW('c', 1, u64): the semaphore samples' ioctls */
+#define IOCTL_GET_READ_COUNT 0x80086301u
+#define IOCTL_SET_READ_COUNT 0x40086301u
+#define IOCTL_UNKNOWN 0x1234u
+
+static const struct { const char *name; int value; } errnos[] = {
+	{ "0", 0 }, { "ENXIO", ENXIO }, { "ENODEV", ENODEV }, { "ENOENT", ENOENT },
+	{ "EINVAL", EINVAL }, { "ENOTTY", ENOTTY }, { "EAGAIN", EAGAIN }, { "EBUSY", EBUSY },
+};
+
+static const char *errno_name(int e)
+{
+	for (size_t i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++)
+		if (errnos[i].value == e)
+			return errnos[i].name;
+	return strerror(e);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only interrupts the blocked call */
+}
+
+/*
+ * One read or write of one byte on a fresh open of path. If blocks, the call
+ * must still be waiting after BLOCK_SECONDS, when a signal must make it fail
+ * with EINTR; otherwise it must transfer the byte. Returns the byte read.
+ */
+static bool transfer(const char *path, bool write_it, bool blocks, unsigned char *byte,
+		     char *seen, size_t size)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	int fd = open(path, O_RDWR), err;
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(seen, size, "open %s: %s", path, strerror(errno));
+		return false;
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(blocks ? BLOCK_SECONDS : 5 * BLOCK_SECONDS);
+	n = write_it ? write(fd, byte, 1) : read(fd, byte, 1);
+	err = errno;
+	alarm(0);
+	close(fd);
+	if (blocks) {
+		if (n < 0 && err == EINTR)
+			return true;
+		snprintf(seen, size, "%s did not block: returned %zd%s%s", write_it ? "write" : "read",
+			 n, n < 0 ? ", " : "", n < 0 ? strerror(err) : "");
+		return false;
+	}
+	if (n == 1)
+		return true;
+	snprintf(seen, size, "%s returned %zd%s%s", write_it ? "write" : "read", n,
+		 n < 0 ? ": " : "", n < 0 ? strerror(err) : "");
+	return false;
+}
+
+/* tokens PATH MAX: a bucket of MAX tokens (rust_miscdev) */
+static bool check_tokens(const char *args, char *expected, char *seen, size_t size)
+{
+	char path[256];
+	int max = 0;
+	unsigned char byte = 'x';
+
+	if (sscanf(args, "%255s %d", path, &max) != 2 || max <= 0) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	snprintf(expected, size, "%d writes succeed, the next blocks until a signal (EINTR); "
+		 "%d reads return 0x01, the next blocks until a signal (EINTR)", max, max);
+	for (int i = 0; i < max; i++)
+		if (!transfer(path, true, false, &byte, seen, size))
+			return false;
+	if (!transfer(path, true, true, &byte, seen, size))
+		return false;
+	for (int i = 0; i < max; i++) {
+		byte = 0;
+		if (!transfer(path, false, false, &byte, seen, size))
+			return false;
+		if (byte != 0x01) {
+			snprintf(seen, size, "read %d returned 0x%02x", i + 1, byte);
+			return false;
+		}
+	}
+	return transfer(path, false, true, &byte, seen, size);
+}
+
+static bool ioctl_u64(int fd, unsigned long cmd, uint64_t *value, int want_errno,
+		      char *seen, size_t size)
+{
+	int rc = ioctl(fd, cmd, value);
+
+	if ((want_errno == 0 && rc == 0) || (want_errno != 0 && rc < 0 && errno == want_errno))
+		return true;
+	snprintf(seen, size, "ioctl(0x%lx) returned %d%s%s", cmd, rc, rc < 0 ? ", " : "",
+		 rc < 0 ? errno_name(errno) : "");
+	return false;
+}
+
+/* semaphore PATH: rust_semaphore and its C twin */
+static bool check_semaphore(const char *path, char *expected, char *seen, size_t size)
+{
+	uint64_t value = 0;
+	unsigned char byte = 'x';
+	bool ok;
+	int fd;
+
+	snprintf(expected, size, "write then read 1 byte (0x00); GET_READ_COUNT = 1; SET 5 then GET = 5; "
+		 "unknown ioctl EINVAL; read on an empty semaphore blocks until a signal (EINTR)");
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		snprintf(seen, size, "open %s: %s", path, strerror(errno));
+		return false;
+	}
+	alarm(5 * BLOCK_SECONDS);
+	ok = write(fd, &byte, 1) == 1 && read(fd, &byte, 1) == 1;
+	alarm(0);
+	if (!ok || byte != 0) {
+		if (ok)
+			snprintf(seen, size, "read returned 0x%02x", byte);
+		else
+			snprintf(seen, size, "write then read failed: %s", strerror(errno));
+		close(fd);
+		return false;
+	}
+	ok = ioctl_u64(fd, IOCTL_GET_READ_COUNT, &value, 0, seen, size);
+	if (ok && value != 1) {
+		snprintf(seen, size, "GET_READ_COUNT = %llu after one read", (unsigned long long)value);
+		ok = false;
+	}
+	value = 5;
+	ok = ok && ioctl_u64(fd, IOCTL_SET_READ_COUNT, &value, 0, seen, size);
+	value = 0;
+	ok = ok && ioctl_u64(fd, IOCTL_GET_READ_COUNT, &value, 0, seen, size);
+	if (ok && value != 5) {
+		snprintf(seen, size, "GET_READ_COUNT = %llu after SET 5", (unsigned long long)value);
+		ok = false;
+	}
+	ok = ok && ioctl_u64(fd, IOCTL_UNKNOWN, &value, EINVAL, seen, size);
+	close(fd);
+	return ok && transfer(path, false, true, &byte, seen, size);
+}
+
+/* open PATH ERRNO: opening PATH fails with ERRNO, or succeeds for "0" */
+static bool check_open(const char *args, char *expected, char *seen, size_t size)
+{
+	char path[256], want[32];
+	int fd, err;
+
+	if (sscanf(args, "%255s %31s", path, want) != 2) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	snprintf(expected, size, "open %s: %s", path, strcmp(want, "0") ? want : "succeeds");
+	fd = open(path, O_RDONLY);
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	snprintf(seen, size, "open %s: %s", path, fd >= 0 ? "succeeds" : errno_name(err));
+	return strcmp(errno_name(err), want) == 0;
+}
+
+/* read-exact PATH N: blocking and O_NONBLOCK reads both return exactly N bytes */
+static bool check_read_exact(const char *args, char *expected, char *seen, size_t size)
+{
+	char path[256], buf[4096];
+	int n = 0;
+
+	if (sscanf(args, "%255s %d", path, &n) != 2 || n <= 0 || n > (int)sizeof(buf)) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	snprintf(expected, size, "read(%d) returns %d bytes, blocking then O_NONBLOCK", n, n);
+	for (int nonblock = 0; nonblock <= 1; nonblock++) {
+		int fd = open(path, O_RDONLY | (nonblock ? O_NONBLOCK : 0));
+		ssize_t got;
+
+		if (fd < 0) {
+			snprintf(seen, size, "open %s: %s", path, strerror(errno));
+			return false;
+		}
+		alarm(5 * BLOCK_SECONDS);
+		got = read(fd, buf, n);
+		alarm(0);
+		close(fd);
+		if (got != n) {
+			snprintf(seen, size, "%s read returned %zd%s%s", nonblock ? "O_NONBLOCK" : "blocking",
+				 got, got < 0 ? ": " : "", got < 0 ? strerror(errno) : "");
+			return false;
+		}
+	}
+	return true;
+}
+
+bool check_run(const char *name_and_args, char *expected, char *seen, size_t size)
+{
+	char name[32];
+	int n = 0;
+
+	if (sscanf(name_and_args, "%31s %n", name, &n) != 1) {
+		snprintf(seen, size, "no check name");
+		return false;
+	}
+	*expected = *seen = '\0';
+	if (strcmp(name, "tokens") == 0)
+		return check_tokens(name_and_args + n, expected, seen, size);
+	if (strcmp(name, "semaphore") == 0)
+		return check_semaphore(name_and_args + n, expected, seen, size);
+	if (strcmp(name, "open") == 0)
+		return check_open(name_and_args + n, expected, seen, size);
+	if (strcmp(name, "read-exact") == 0)
+		return check_read_exact(name_and_args + n, expected, seen, size);
+	snprintf(expected, size, "a check this runner knows (tokens, semaphore, open, read-exact)");
+	snprintf(seen, size, "'%s'", name);
+	return false;
+}

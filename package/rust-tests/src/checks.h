@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Behaviour checks that need system calls, named from the manifest:
+ * "<test> check <name> [arguments]". */
+#ifndef CHECKS_H
+#define CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Run the named check with its arguments; on failure fill expected/seen. */
+bool check_run(const char *name_and_args, char *expected, char *seen, size_t size);
+
+#endif
