@@ -119,24 +119,29 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 {
 	uint64_t value = 0;
 	unsigned char byte = 'x';
+	ssize_t n;
 	bool ok;
 	int fd;
 
-	snprintf(expected, size, "write then read 1 byte (0x00); GET_READ_COUNT = 1; SET 5 then GET = 5; "
-		 "unknown ioctl EINVAL; read on an empty semaphore blocks until a signal (EINTR)");
+	snprintf(expected, size, "write 1 byte, then a read on another open file returns 0x00; "
+		 "its GET_READ_COUNT = 1; SET 5 then GET = 5; unknown ioctl EINVAL; "
+		 "read on an empty semaphore blocks until a signal (EINTR)");
+	if (!transfer(path, true, false, &byte, seen, size))
+		return false;
 	fd = open(path, O_RDWR);
 	if (fd < 0) {
 		snprintf(seen, size, "open %s: %s", path, strerror(errno));
 		return false;
 	}
 	alarm(5 * BLOCK_SECONDS);
-	ok = write(fd, &byte, 1) == 1 && read(fd, &byte, 1) == 1;
+	n = read(fd, &byte, 1);
 	alarm(0);
-	if (!ok || byte != 0) {
-		if (ok)
+	if (n != 1 || byte != 0) {
+		if (n == 1)
 			snprintf(seen, size, "read returned 0x%02x", byte);
 		else
-			snprintf(seen, size, "write then read failed: %s", strerror(errno));
+			snprintf(seen, size, "read returned %zd%s%s", n, n < 0 ? ": " : "",
+				 n < 0 ? strerror(errno) : "");
 		close(fd);
 		return false;
 	}
