@@ -184,7 +184,7 @@ fn run_arch(spec: &ArchSpec, layout: &Layout, args: &RunArgs) -> Result<ArchResu
     result.qemu_version = qemu::qemu_version(&program);
     let command = QemuCommand {
         program,
-        args: spec.qemu_args(&args.qemu_extra),
+        args: spec.qemu_args(&args.qemu_extra, &args.kernel_args),
         cwd: images,
     };
     result.qemu_command = Some(command.argv());

@@ -59,20 +59,26 @@ impl ArchSpec {
             .join(".config")
     }
 
-    /// The full kernel command line the harness boots with.
-    pub fn full_cmdline(&self) -> String {
-        format!("{} {CMDLINE_EXTRA}", self.cmdline)
+    /// The full kernel command line the harness boots with, plus any
+    /// extra kernel arguments.
+    pub fn full_cmdline(&self, kernel_args: &[String]) -> String {
+        let mut cmdline = format!("{} {CMDLINE_EXTRA}", self.cmdline);
+        for arg in kernel_args {
+            cmdline.push(' ');
+            cmdline.push_str(arg);
+        }
+        cmdline
     }
 
     /// QEMU's arguments (without the program), to run in the images
     /// directory.
-    pub fn qemu_args(&self, extra: &[String]) -> Vec<String> {
+    pub fn qemu_args(&self, extra: &[String], kernel_args: &[String]) -> Vec<String> {
         let mut args = self.machine_args.clone();
         args.push("-kernel".into());
         args.push(self.kernel_image.clone());
         args.extend(self.drive_args.iter().cloned());
         args.push("-append".into());
-        args.push(self.full_cmdline());
+        args.push(self.full_cmdline(kernel_args));
         args.extend(QEMU_FIXED_ARGS.iter().map(|a| a.to_string()));
         args.extend(extra.iter().cloned());
         args
@@ -241,7 +247,7 @@ mod tests {
     fn qemu_command_line() {
         let table = builtin();
         let x86 = table.get("x86_64").expect("x86_64");
-        let args = x86.qemu_args(&["-s".to_string()]);
+        let args = x86.qemu_args(&["-s".to_string()], &[]);
         assert_eq!(
             args.join(" "),
             "-M pc -cpu max -m 512 -smp 2 -kernel bzImage \
@@ -250,11 +256,11 @@ mod tests {
              -nographic -no-reboot -snapshot -s"
         );
         let rv = table.get("riscv64").expect("riscv64");
-        let args = rv.qemu_args(&[]);
+        let args = rv.qemu_args(&[], &["rusttest=quick".to_string()]);
         let append = args.iter().position(|a| a == "-append").expect("-append");
         assert_eq!(
             args[append + 1],
-            "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on"
+            "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rusttest=quick"
         );
         assert!(args.ends_with(&["-nographic".into(), "-no-reboot".into(), "-snapshot".into()]));
     }

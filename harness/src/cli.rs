@@ -56,6 +56,10 @@ pub struct RunArgs {
     /// Extra QEMU argument (repeatable), appended to the command line
     #[arg(long = "qemu-extra", value_name = "ARG", allow_hyphen_values = true)]
     pub qemu_extra: Vec<String>,
+    /// Extra kernel command-line argument (repeatable), e.g. `rusttest=quick`
+    /// (the runner then loads and unloads each module 3 times, not 100)
+    #[arg(long = "kernel-arg", value_name = "ARG")]
+    pub kernel_args: Vec<String>,
     /// Take the QEMU binaries from this directory instead of PATH
     #[arg(long, value_name = "DIR", env = "RUST_QEMU_TEST_QEMU_DIR")]
     pub qemu_binary_dir: Option<PathBuf>,

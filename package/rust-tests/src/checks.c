@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/time.h>
 #include <unistd.h>
 
-#define BLOCK_SECONDS 1		/* how long a call must block before SIGALRM */
+#define BLOCK_MS 300		/* how long a call must block before SIGALRM */
+#define CALL_MS 5000		/* how long a call that must not block may take */
 
 /* _IOR('c', 1, u64), _IOW('c', 1, u64): the semaphore samples' ioctls */
 #define IOCTL_GET_READ_COUNT 0x80086301u
@@ -36,6 +38,16 @@ static void on_alarm(int sig)
 	(void)sig;	/* only interrupts the blocked call */
 }
 
+/* SIGALRM after ms milliseconds (0: cancel); it interrupts, no SA_RESTART. */
+static void alarm_ms(long ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct itimerval t = { .it_value = { ms / 1000, (ms % 1000) * 1000 } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &t, NULL);
+}
+
 /*
  * One read or write of one byte on a fresh open of path. If blocks, the call
  * must still be waiting after BLOCK_SECONDS, when a signal must make it fail
@@ -44,7 +56,6 @@ static void on_alarm(int sig)
 static bool transfer(const char *path, bool write_it, bool blocks, unsigned char *byte,
 		     char *seen, size_t size)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
 	int fd = open(path, O_RDWR), err;
 	ssize_t n;
 
@@ -52,11 +63,10 @@ static bool transfer(const char *path, bool write_it, bool blocks, unsigned char
 		snprintf(seen, size, "open %s: %s", path, strerror(errno));
 		return false;
 	}
-	sigaction(SIGALRM, &sa, NULL);
-	alarm(blocks ? BLOCK_SECONDS : 5 * BLOCK_SECONDS);
+	alarm_ms(blocks ? BLOCK_MS : CALL_MS);
 	n = write_it ? write(fd, byte, 1) : read(fd, byte, 1);
 	err = errno;
-	alarm(0);
+	alarm_ms(0);
 	close(fd);
 	if (blocks) {
 		if (n < 0 && err == EINTR)
@@ -133,9 +143,9 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 		snprintf(seen, size, "open %s: %s", path, strerror(errno));
 		return false;
 	}
-	alarm(5 * BLOCK_SECONDS);
+	alarm_ms(CALL_MS);
 	n = read(fd, &byte, 1);
-	alarm(0);
+	alarm_ms(0);
 	if (n != 1 || byte != 0) {
 		if (n == 1)
 			snprintf(seen, size, "read returned 0x%02x", byte);
@@ -201,9 +211,9 @@ static bool check_read_exact(const char *args, char *expected, char *seen, size_
 			snprintf(seen, size, "open %s: %s", path, strerror(errno));
 			return false;
 		}
-		alarm(5 * BLOCK_SECONDS);
+		alarm_ms(CALL_MS);
 		got = read(fd, buf, n);
-		alarm(0);
+		alarm_ms(0);
 		close(fd);
 		if (got != n) {
 			snprintf(seen, size, "%s read returned %zd%s%s", nonblock ? "O_NONBLOCK" : "blocking",

@@ -25,8 +25,12 @@
 
 #define DEFAULT_MANIFEST "/usr/share/rust-tests/manifest"
 #define KUNIT_DEBUGFS "/sys/kernel/debug/kunit"
+/* With --quick, load/unload cycles run this many times at most. */
+#define QUICK_CYCLES 3
 /* BR2_TARGET_GENERIC_HOSTNAME of the defconfigs */
 #define TEST_IMAGE_HOSTNAME "rust-qemu"
+
+static bool quick;
 
 struct group {
 	const char *test;	/* top-level test name */
@@ -199,6 +203,9 @@ static bool run_check(struct group *g, const struct check *c, int number)
 	}
 	case ACTION_CYCLE: {
 		int times = atoi(c->arg), done = 0;
+
+		if (quick && times > QUICK_CYCLES)
+			times = QUICK_CYCLES;
 
 		ok = module_cycle(g->module, times, &done, out, sizeof(out));
 		ktap_result(1, ok, number, check_name(c), NULL);
@@ -379,10 +386,11 @@ static bool run_config_group(const struct group *g, int number)
 
 static int usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [--kmsg] [--force] [--manifest FILE] [TEST...]\n"
+	fprintf(stderr, "usage: %s [--kmsg] [--quick] [--force] [--manifest FILE] [TEST...]\n"
 		"Runs the boot tests of the manifest (default " DEFAULT_MANIFEST "),\n"
 		"or only the named top-level TESTs; KTAP on stdout, or with --kmsg\n"
-		"in the kernel log. Exit status 0 if every test passed.\n", prog);
+		"in the kernel log. --quick: load/unload cycles at most 3 times.\n"
+		"Exit status 0 if every test passed.\n", prog);
 	return 2;
 }
 
@@ -416,6 +424,8 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], "--kmsg") == 0) {
 			if (ktap_use_kmsg() < 0)
 				perror("rust-tests: /dev/kmsg, using stdout");
+		} else if (strcmp(argv[i], "--quick") == 0) {
+			quick = true;
 		} else if (strcmp(argv[i], "--force") == 0) {
 			force = true;
 		} else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) {
