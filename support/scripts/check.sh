@@ -31,6 +31,9 @@ step lint support/scripts/lint.sh
 step harness-unit-tests cargo test --release --workspace
 for d in $defconfigs; do
 	step "build-$d" sh -c "make $d && make"
+	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
+	step "hostprogs-$d" sh -c "output/$d/build/linux-custom/samples/rust/hostprogs/single |
+		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
 done
 
 # Boot every image and run the tests (the harness prints one line per test).
