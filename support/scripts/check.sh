@@ -29,6 +29,13 @@ step() {
 
 step lint support/scripts/lint.sh
 step harness-unit-tests cargo test --release --workspace
+runner_unit_tests() {
+	make -C package/rust-tests/src test
+	set -- $?
+	make -C package/rust-tests/src clean
+	return "$1"
+}
+step runner-unit-tests runner_unit_tests
 for d in $defconfigs; do
 	step "build-$d" sh -c "make $d && make"
 	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
