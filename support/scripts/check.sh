@@ -57,5 +57,23 @@ else
 	failed=$((failed + ${counts#* }))
 	[ "$harness_rc" -eq 0 ] || [ "${counts#* }" -gt 0 ] || failed=$((failed + 1))
 fi
+# The harness's failure paths on a real QEMU (its tests cover them on
+# recorded consoles): a kernel panic and a hung guest must give exit 2,
+# naming the reason.
+# expect_failure REASON ARGS...: the harness exits 2 and prints REASON
+expect_failure() {
+	reason=$1
+	shift
+	rc=0
+	out=$(cargo run -q --release -p rust-qemu-test -- run --arch x86_64 "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out"
+	[ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; return 1; }
+	case $out in *"$reason"*) ;; *) echo "no '$reason' in the output"; return 1 ;; esac
+}
+step real-qemu-panic-detected expect_failure 'infrastructure failure (kernel-panic)' \
+	--results-dir output/tests-failure/panic --kernel-arg root=/dev/nosuchdisk --kernel-arg rootwait=0
+step real-qemu-hang-detected expect_failure 'infrastructure failure (boot-timeout)' \
+	--results-dir output/tests-failure/hang --kernel-arg init=/bin/sh --timeout-multiplier 0.1
+
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
