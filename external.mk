@@ -47,6 +47,14 @@ define LINUX_RUST_AVAILABLE
 endef
 LINUX_POST_PATCH_HOOKS += LINUX_RUST_AVAILABLE
 
+ifeq ($(BR2_LINUX_KERNEL_RUST_BUILTIN_PARAM_SAMPLES),y)
+define LINUX_RUST_BUILTIN_PARAM_SAMPLES
+	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/linux-builtin-sample-copies.sh \
+		$(@D) rust_module_parameters builtin_default builtin_custom
+endef
+LINUX_POST_PATCH_HOOKS += LINUX_RUST_BUILTIN_PARAM_SAMPLES
+endif
+
 endif
 
 # Every symbol the configuration fragments set must be in the final .config.

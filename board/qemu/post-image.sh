@@ -1,16 +1,36 @@
 #!/bin/sh
 # Generate images/start-qemu.sh from the line of board/qemu/*/readme.txt
-# tagged "# <defconfig>", as Buildroot's own board/qemu does.
+# tagged "# <defconfig>", as Buildroot's own board/qemu does. If that line
+# has "-dtb output/images/<name>.dtb", also generate the DTB: QEMU's own
+# device tree for that command line with the overlay <name>.dtso (next to
+# the readme) applied.
 # Arguments (BR2_ROOTFS_POST_SCRIPT_ARGS): $1 images dir, $2 the defconfig.
 set -eu
 
 board_dir=$(dirname "$0")
 defconfig=$(basename "$2")
+readme=$(grep -l " # $defconfig\$" "$board_dir"/*/readme.txt || true)
 cmd=$(sed -n "s|^[[:space:]]*\(qemu-system-.*\) # $defconfig\$|\1|p" "$board_dir"/*/readme.txt)
-if [ -z "$cmd" ]; then
+if [ -z "$cmd" ] || [ -z "$readme" ]; then
 	echo "post-image.sh: no line tagged '# $defconfig' in $board_dir/*/readme.txt" >&2
 	exit 1
 fi
+
+dtb=$(printf '%s\n' "$cmd" | sed -n 's|.* -dtb output/images/\([^ ]*\)\.dtb.*|\1|p')
+if [ -n "$dtb" ]; then
+	if ! command -v fdtoverlay >/dev/null; then
+		echo "post-image.sh: fdtoverlay not found: install Debian's device-tree-compiler" >&2
+		exit 1
+	fi
+	dump=$(printf '%s\n' "$cmd" | sed -e "s| -dtb output/images/$dtb.dtb||" \
+		-e "s|output/images/|$BINARIES_DIR/|g")
+	eval "$dump -machine dumpdtb=$BINARIES_DIR/$dtb-base.dtb" >/dev/null
+	dtc -q -I dts -O dtb -o "$BINARIES_DIR/$dtb.dtbo" "$(dirname "$readme")/$dtb.dtso"
+	fdtoverlay -i "$BINARIES_DIR/$dtb-base.dtb" -o "$BINARIES_DIR/$dtb.dtb" \
+		"$BINARIES_DIR/$dtb.dtbo"
+	rm "$BINARIES_DIR/$dtb-base.dtb" "$BINARIES_DIR/$dtb.dtbo"
+fi
+
 sed -e "s|@QEMU_CMD_LINE@|$(printf '%s' "$cmd" | sed 's|output/images/||g')|" \
 	"$board_dir/start-qemu.sh.in" >"$BINARIES_DIR/start-qemu.sh"
 chmod +x "$BINARIES_DIR/start-qemu.sh"

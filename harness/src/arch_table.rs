@@ -12,8 +12,20 @@ pub const BUILTIN_TABLE: &str = include_str!("../arches.toml");
 
 /// Arguments the harness always adds to QEMU's command line.
 pub const QEMU_FIXED_ARGS: &[&str] = &["-nographic", "-no-reboot", "-snapshot"];
-/// Words the harness appends to the kernel command line.
-pub const CMDLINE_EXTRA: &str = "rusttest panic=-1 printk.devkmsg=on";
+/// Words the harness appends to the kernel command line. Expedited RCU
+/// grace periods: every module unload waits for several (more with
+/// lockdep), which made the 100x load/unload loops ~6x slower.
+pub const CMDLINE_EXTRA: &str = "rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1";
+/// Module parameters for the built-in copy of the module parameters
+/// sample that takes its values from the kernel command line (the
+/// manifest's `rust_module_parameters_builtin_custom` test checks them).
+pub const CMDLINE_BUILTIN_PARAMS: &str = concat!(
+    "rust_module_parameters_builtin_custom.my_bool=n ",
+    "rust_module_parameters_builtin_custom.my_i32=345543 ",
+    "rust_module_parameters_builtin_custom.my_str=\u{1f980}mod ",
+    "rust_module_parameters_builtin_custom.my_usize=3 ",
+    "rust_module_parameters_builtin_custom.my_array=1,2,3"
+);
 
 /// One architecture.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -62,7 +74,7 @@ impl ArchSpec {
     /// The full kernel command line the harness boots with, plus any
     /// extra kernel arguments.
     pub fn full_cmdline(&self, kernel_args: &[String]) -> String {
-        let mut cmdline = format!("{} {CMDLINE_EXTRA}", self.cmdline);
+        let mut cmdline = format!("{} {CMDLINE_EXTRA} {CMDLINE_BUILTIN_PARAMS}", self.cmdline);
         for arg in kernel_args {
             cmdline.push(' ');
             cmdline.push_str(arg);
@@ -250,18 +262,25 @@ mod tests {
         let args = x86.qemu_args(&["-s".to_string()], &[]);
         assert_eq!(
             args.join(" "),
-            "-M pc -cpu max -m 512 -smp 2 -kernel bzImage \
+            format!(
+                "-M pc -cpu max -m 512 -smp 2 -kernel bzImage \
              -drive file=rootfs.ext4,if=virtio,format=raw \
              -append root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on \
-             -nographic -no-reboot -snapshot -s"
+             rcupdate.rcu_expedited=1 \
+             {CMDLINE_BUILTIN_PARAMS} -nographic -no-reboot -snapshot -s"
+            )
         );
         let rv = table.get("riscv64").expect("riscv64");
         let args = rv.qemu_args(&[], &["rusttest=quick".to_string()]);
         let append = args.iter().position(|a| a == "-append").expect("-append");
         assert_eq!(
             args[append + 1],
-            "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rusttest=quick"
+            format!(
+                "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1 \
+                 {CMDLINE_BUILTIN_PARAMS} rusttest=quick"
+            )
         );
+        assert!(CMDLINE_BUILTIN_PARAMS.contains("my_str=\u{1f980}mod"));
         assert!(args.ends_with(&["-nographic".into(), "-no-reboot".into(), "-snapshot".into()]));
     }
 

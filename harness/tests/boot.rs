@@ -33,6 +33,10 @@ fn all_pass_exits_0() {
 
     // QEMU got the table's command line, in the images directory.
     let args = fx.qemu_args("qemu-system-x86_64");
+    let append = format!(
+        "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1 {}",
+        rust_qemu_test::arch_table::CMDLINE_BUILTIN_PARAMS
+    );
     let expected = [
         "-M",
         "pc",
@@ -47,7 +51,7 @@ fn all_pass_exits_0() {
         "-drive",
         "file=rootfs.ext4,if=virtio,format=raw",
         "-append",
-        "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on",
+        append.as_str(),
         "-nographic",
         "-no-reboot",
         "-snapshot",

@@ -25,18 +25,42 @@ int kmsg_open_at_end(void)
 	return fd;
 }
 
+int kmsg_open_at_start(void)
+{
+	return open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 bool kmsg_parse_record(const char *record, char *message, size_t size)
 {
-	const char *start = strchr(record, ';');
-	size_t len;
+	const char *p = strchr(record, ';');
+	size_t len = 0;
 
-	if (!start)
+	if (!p || size == 0)
 		return false;
-	start++;
-	len = strcspn(start, "\n");
-	if (len >= size)
-		len = size - 1;
-	memcpy(message, start, len);
+	/* the message ends at the newline; /dev/kmsg writes the bytes of
+	 * non-printable and non-ASCII characters (and '\\') as \xNN */
+	for (p++; *p && *p != '\n' && len + 1 < size; p++) {
+		int hi, lo;
+
+		if (p[0] == '\\' && p[1] == 'x' && (hi = hex_digit(p[2])) >= 0 &&
+		    (lo = hex_digit(p[3])) >= 0) {
+			message[len++] = (char)(hi << 4 | lo);
+			p += 3;
+		} else {
+			message[len++] = *p;
+		}
+	}
 	message[len] = '\0';
 	return true;
 }

@@ -14,6 +14,8 @@ struct kmsg_log {
 
 /* Open the log positioned after its last record. Returns fd or -1. */
 int kmsg_open_at_end(void);
+/* Open the log at its first record still in the buffer. Returns fd or -1. */
+int kmsg_open_at_start(void);
 /* Append every record since the last read to log (ours, "rust-tests: ", skipped). */
 void kmsg_read_new(int fd, struct kmsg_log *log);
 void kmsg_free(struct kmsg_log *log);
@@ -21,7 +23,7 @@ void kmsg_free(struct kmsg_log *log);
 const char *kmsg_find(const struct kmsg_log *log, const char *text);
 /* The first message that reports a kernel problem (WARN, BUG, Oops, lockdep...), or NULL. */
 const char *kmsg_find_problem(const struct kmsg_log *log);
-/* Parse one /dev/kmsg record into its message; false if malformed. */
+/* Parse one /dev/kmsg record into its message (\\xNN escapes decoded); false if malformed. */
 bool kmsg_parse_record(const char *record, char *message, size_t size);
 
 #endif

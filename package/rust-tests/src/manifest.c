@@ -8,8 +8,8 @@
 static const char *const names[] = {
 	[ACTION_KUNIT] = "kunit", [ACTION_CONFIG] = "config", [ACTION_LOAD] = "load",
 	[ACTION_UNLOAD] = "unload", [ACTION_CYCLE] = "cycle", [ACTION_DMESG] = "dmesg",
-	[ACTION_EXISTS] = "exists", [ACTION_ABSENT] = "absent", [ACTION_READ] = "read",
-	[ACTION_RUN] = "run", [ACTION_CHECK] = "check",
+	[ACTION_BOOTLOG] = "bootlog", [ACTION_EXISTS] = "exists", [ACTION_ABSENT] = "absent",
+	[ACTION_READ] = "read", [ACTION_RUN] = "run", [ACTION_CHECK] = "check",
 };
 
 const char *action_name(enum action a)

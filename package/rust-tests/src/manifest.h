@@ -12,6 +12,7 @@ enum action {
 	ACTION_UNLOAD,	/* unload: rmmod it */
 	ACTION_CYCLE,	/* cycle N: load and unload it N times */
 	ACTION_DMESG,	/* dmesg TEXT: a kernel log line since the test began contains TEXT */
+	ACTION_BOOTLOG,	/* bootlog TEXT: a kernel log line since boot contains TEXT */
 	ACTION_EXISTS,	/* exists PATH */
 	ACTION_ABSENT,	/* absent PATH */
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */

@@ -225,6 +225,24 @@ static bool run_check(struct group *g, const struct check *c, int number)
 			diag(1, expected, "no such line since the test started");
 		}
 		return ok;
+	case ACTION_BOOTLOG: {
+		struct kmsg_log boot = { 0 };
+		int fd = kmsg_open_at_start();
+
+		if (fd >= 0) {
+			kmsg_read_new(fd, &boot);
+			close(fd);
+		}
+		ok = kmsg_find(&boot, c->arg) != NULL;
+		kmsg_free(&boot);
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok) {
+			snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
+			diag(1, expected, fd < 0 ? "cannot open /dev/kmsg" :
+			     "no such line since boot (or the log buffer wrapped)");
+		}
+		return ok;
+	}
 	case ACTION_EXISTS:
 	case ACTION_ABSENT: {
 		bool exists = access(c->arg, F_OK) == 0;

@@ -30,6 +30,10 @@ static void test_manifest_lines(void)
 	EXPECT(c.action == ACTION_DMESG && strcmp(c.arg, "m: Am I built-in? false") == 0);
 	EXPECT(strcmp(check_name(&c), "dmesg: m: Am I built-in? false") == 0);
 	EXPECT(manifest_parse_line("m dmesg\n", &c) == -1);	/* needs an argument */
+	EXPECT(manifest_parse_line("m_builtin bootlog m_builtin: Am I built-in? true\n", &c) == 0);
+	EXPECT(c.action == ACTION_BOOTLOG && strcmp(c.test, "m_builtin") == 0);
+	EXPECT(strcmp(check_name(&c), "bootlog: m_builtin: Am I built-in? true") == 0);
+	EXPECT(manifest_parse_line("m bootlog\n", &c) == -1);	/* needs an argument */
 	EXPECT(manifest_parse_line("m frobnicate x\n", &c) == -1);
 	EXPECT(manifest_parse_line("lonely\n", &c) == -1);
 }
@@ -58,6 +62,8 @@ static void test_kmsg(void)
 	EXPECT(kmsg_parse_record("6,1234,5678,-;hello world\n SUBSYSTEM=x\n", msg, sizeof(msg)));
 	EXPECT(strcmp(msg, "hello world") == 0);
 	EXPECT(!kmsg_parse_record("no header", msg, sizeof(msg)));
+	EXPECT(kmsg_parse_record("6,1,2,-;m:   my_str:     \\xf0\\x9f\\xa6\\x80mod \\x5cx41\n", msg, sizeof(msg)));
+	EXPECT(strcmp(msg, "m:   my_str:     \xf0\x9f\xa6\x80mod \\x41") == 0);
 	EXPECT(kmsg_find(&log, "minimal sample (init)") == lines[0]);
 	EXPECT(kmsg_find(&log, "(exit)") == NULL);
 	EXPECT(kmsg_find_problem(&log) == NULL);
