@@ -32,12 +32,16 @@ pub struct MatrixRow {
     /// `yes` / `no` (CONFIG_RUST=y in the build's .config) or `unknown`.
     pub rust_kernel: String,
     pub doctests: Option<Ratio>,
-    /// Sample modules whose `load` check passed, out of sample modules.
+    /// Sample modules whose `load` checks all passed, out of the modules
+    /// the tests load (a module's `<module>@<variant>` tests count once).
     pub samples_loaded: Option<Ratio>,
     /// Sample behaviour checks (per-module checks other than load, unload
     /// and kernel clean).
     pub sample_behaviour: Option<Ratio>,
     pub boot_time_s: Option<f64>,
+    /// Top-level tests skipped on this arch (e.g. `arch`-only tests).
+    #[serde(default)]
+    pub skipped: Vec<String>,
     /// `pass`, `fail`, `infrastructure failure (<reason>)` or `not run`.
     pub result: String,
 }
@@ -60,6 +64,31 @@ fn is_sample_module(test: &TestNode) -> bool {
     !test.synthetic && test.name != DOCTESTS && test.name != CONFIG
 }
 
+/// `rust_platform` for `rust_platform@of`.
+fn module_name(test: &str) -> &str {
+    test.split('@').next().unwrap_or(test)
+}
+
+/// Modules the tests load, and how many of them loaded every time.
+fn loaded_modules(modules: &[&TestNode]) -> Option<Ratio> {
+    let mut loaded: Vec<(&str, bool)> = Vec::new();
+    for module in modules {
+        let Some(load) = module.subtest("load") else {
+            continue;
+        };
+        let ok = load.status == Status::Pass;
+        let name = module_name(&module.name);
+        match loaded.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, all_ok)) => *all_ok &= ok,
+            None => loaded.push((name, ok)),
+        }
+    }
+    (!loaded.is_empty()).then(|| Ratio {
+        passed: loaded.iter().filter(|(_, ok)| *ok).count() as u64,
+        total: loaded.len() as u64,
+    })
+}
+
 fn is_behaviour_check(name: &str) -> bool {
     name != "load" && name != "unload" && !name.starts_with("kernel clean")
 }
@@ -75,6 +104,7 @@ impl MatrixRow {
                 samples_loaded: None,
                 sample_behaviour: None,
                 boot_time_s: None,
+                skipped: Vec::new(),
                 result: "not run".to_string(),
             };
         };
@@ -90,13 +120,13 @@ impl MatrixRow {
             .iter()
             .filter(|t| is_sample_module(t))
             .collect();
-        let samples_loaded = (!modules.is_empty()).then(|| Ratio {
-            passed: modules
-                .iter()
-                .filter(|m| m.subtest("load").is_some_and(|l| l.status == Status::Pass))
-                .count() as u64,
-            total: modules.len() as u64,
-        });
+        let samples_loaded = loaded_modules(&modules);
+        let skipped = result
+            .tests
+            .iter()
+            .filter(|t| t.status == Status::Skip)
+            .map(|t| t.name.clone())
+            .collect();
         let mut behaviour = Ratio {
             passed: 0,
             total: 0,
@@ -127,6 +157,7 @@ impl MatrixRow {
             samples_loaded,
             sample_behaviour: (behaviour.total > 0 || !modules.is_empty()).then_some(behaviour),
             boot_time_s: result.boot_duration_s,
+            skipped,
             result: result_word,
         }
     }
@@ -145,18 +176,23 @@ impl Matrix {
              Written by `rust-qemu-test matrix` from each arch's `results.json` and the kernel \
              `.config` of its build.\n\n\
              | arch | kernel built with Rust | doctests pass/total | samples loaded | \
-             sample behaviour pass/total | boot time | result |\n\
-             | --- | --- | --- | --- | --- | --- | --- |\n",
+             sample behaviour pass/total | boot time | skipped here | result |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         );
         for row in &self.rows {
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 row.arch,
                 row.rust_kernel,
                 Ratio::show(row.doctests),
                 Ratio::show(row.samples_loaded),
                 Ratio::show(row.sample_behaviour),
                 seconds(row.boot_time_s),
+                if row.skipped.is_empty() {
+                    "-".to_string()
+                } else {
+                    row.skipped.join(", ")
+                },
                 row.result
             ));
         }
@@ -171,7 +207,7 @@ mod tests {
 
     const RESULTS: &str = "\
 KTAP version 1
-1..4
+1..7
     KTAP version 1
     # Subtest: kunit_rust_doctests
     1..3
@@ -199,6 +235,18 @@ ok 3 rust_minimal
     not ok 2 dmesg: rust_print: Emergency message (level 0) without args
     ok 3 kernel clean
 not ok 4 rust_print
+    KTAP version 1
+    # Subtest: rust_minimal@again
+    1..2
+    ok 1 load
+    ok 2 unload
+ok 5 rust_minimal@again
+    KTAP version 1
+    # Subtest: rust_print@invalid
+    1..1
+    ok 1 run: ! modprobe rust_print bad=1
+ok 6 rust_print@invalid
+ok 7 rust_platform@of # SKIP only on riscv64
 ";
 
     #[test]
@@ -229,21 +277,22 @@ not ok 4 rust_print
         assert_eq!(
             row.sample_behaviour,
             Some(Ratio {
-                passed: 1,
-                total: 2
+                passed: 2,
+                total: 3
             })
         );
+        assert_eq!(row.skipped, ["rust_platform@of"]);
         assert_eq!(row.result, "fail");
         let md = Matrix {
             rows: vec![row, MatrixRow::new("riscv64", None, None)],
         }
         .markdown();
         assert!(
-            md.contains("| x86_64 | yes | 2/3 | 1/2 | 1/2 | 3.1 s | fail |"),
+            md.contains("| x86_64 | yes | 2/3 | 1/2 | 2/3 | 3.1 s | rust_platform@of | fail |"),
             "{md}"
         );
         assert!(
-            md.contains("| riscv64 | unknown | - | - | - | - | not run |"),
+            md.contains("| riscv64 | unknown | - | - | - | - | - | not run |"),
             "{md}"
         );
     }

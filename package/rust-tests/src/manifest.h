@@ -18,6 +18,7 @@ enum action {
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
 	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
+	ACTION_ARCH,	/* arch NAME (first in its test): only on that `uname -m`, else SKIP */
 };
 
 struct check {

@@ -115,6 +115,14 @@ static bool read_file(const char *path, char *buf, size_t size)
 	return true;
 }
 
+/* Whether `uname -m` is machine. */
+static bool on_machine(const char *machine)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && strcmp(u.machine, machine) == 0;
+}
+
 /* The path of module's .ko, from modules.dep of the running kernel. */
 static bool module_path(const char *module, char *path, size_t size)
 {
@@ -272,6 +280,12 @@ static bool run_check(struct group *g, const struct check *c, int number)
 			snprintf(cmd, sizeof(cmd), "exit status %d%s%s", rc, *out ? ": " : "", out);
 			diag(1, "exit status 0", cmd);
 		}
+		return ok;
+	case ACTION_ARCH:	/* first in its group: main() skips it elsewhere */
+		ok = on_machine(c->arg);
+		ktap_result(1, ok, number, check_name(c), NULL);
+		if (!ok)
+			diag(1, "this machine (uname -m)", "another one");
 		return ok;
 	case ACTION_CHECK: {
 		char seen_buf[600];
@@ -474,7 +488,12 @@ int main(int argc, char **argv)
 		g.count = e - s;
 		snprintf(g.module, sizeof(g.module), "%.*s", (int)strcspn(g.test, "@"), g.test);
 		g.kmsg_fd = kmsg_open_at_end();
-		if (g.checks[0].action == ACTION_KUNIT)
+		if (g.checks[0].action == ACTION_ARCH && !on_machine(g.checks[0].arg)) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "SKIP only on %.64s", g.checks[0].arg);
+			ktap_result(0, true, ++number, g.test, why);
+		} else if (g.checks[0].action == ACTION_KUNIT)
 			ok &= run_kunit_group(&g, ++number);
 		else if (g.checks[0].action == ACTION_CONFIG)
 			ok &= run_config_group(&g, ++number);

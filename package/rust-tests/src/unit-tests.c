@@ -34,6 +34,9 @@ static void test_manifest_lines(void)
 	EXPECT(c.action == ACTION_BOOTLOG && strcmp(c.test, "m_builtin") == 0);
 	EXPECT(strcmp(check_name(&c), "bootlog: m_builtin: Am I built-in? true") == 0);
 	EXPECT(manifest_parse_line("m bootlog\n", &c) == -1);	/* needs an argument */
+	EXPECT(manifest_parse_line("m@dt arch riscv64\n", &c) == 0);
+	EXPECT(c.action == ACTION_ARCH && strcmp(c.arg, "riscv64") == 0);
+	EXPECT(manifest_parse_line("m@dt arch\n", &c) == -1);
 	EXPECT(manifest_parse_line("m frobnicate x\n", &c) == -1);
 	EXPECT(manifest_parse_line("lonely\n", &c) == -1);
 }
