@@ -18,10 +18,13 @@ fi
 
 dtb=$(printf '%s\n' "$cmd" | sed -n 's|.* -dtb output/images/\([^ ]*\)\.dtb.*|\1|p')
 if [ -n "$dtb" ]; then
-	if ! command -v fdtoverlay >/dev/null; then
-		echo "post-image.sh: fdtoverlay not found: install Debian's device-tree-compiler" >&2
-		exit 1
-	fi
+	for tool in "${cmd%% *}" dtc fdtoverlay; do
+		if ! command -v "$tool" >/dev/null; then
+			echo "post-image.sh: $tool not found; it makes images/$dtb.dtb:" \
+				"support/setup-host.sh installs it (QEMU, device-tree-compiler)" >&2
+			exit 1
+		fi
+	done
 	dump=$(printf '%s\n' "$cmd" | sed -e "s| -dtb output/images/$dtb.dtb||" \
 		-e "s|output/images/|$BINARIES_DIR/|g")
 	eval "$dump -machine dumpdtb=$BINARIES_DIR/$dtb-base.dtb" >/dev/null
