@@ -241,13 +241,13 @@ mod tests {
         assert_eq!(x86.machine(), Some("pc"));
         assert_eq!(x86.kernel_image, "bzImage");
         assert_eq!(x86.boot_timeout_s, 120.0);
-        assert_eq!(x86.test_timeout_s, 120.0);
+        assert_eq!(x86.test_timeout_s, 180.0);
         let rv = table.get("riscv64").expect("riscv64");
         assert_eq!(rv.defconfig, "qemu_riscv64_rust_defconfig");
         assert_eq!(rv.machine(), Some("virt"));
         assert_eq!(rv.kernel_image, "Image");
         assert_eq!(rv.boot_timeout_s, 240.0);
-        assert_eq!(rv.test_timeout_s, 180.0);
+        assert_eq!(rv.test_timeout_s, 300.0);
         assert!(rv.package_hint().contains("qemu-system-misc"));
         assert_eq!(
             x86.package_hint(),

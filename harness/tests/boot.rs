@@ -147,7 +147,7 @@ fn hang_during_tests_exits_2_after_the_test_timeout() {
     run.check(run.code == Some(2), "exit 2");
     run.check(run.elapsed < QUICK, "killed promptly");
     run.check(
-        run.stdout.contains("infrastructure failure (test-timeout): test timeout: no end sentinel within 1.2 s after the tests started (120 s x timeout multiplier 0.01) while top-level test 3 (rust_minimal) was running; QEMU was killed; last console line: 'rust-tests:     ok 1 load'"),
+        run.stdout.contains("infrastructure failure (test-timeout): test timeout: no end sentinel within 1.8 s after the tests started (180 s x timeout multiplier 0.01) while top-level test 3 (rust_minimal) was running; QEMU was killed; last console line: 'rust-tests:     ok 1 load'"),
         "names the phase, the test and the last line",
     );
     run.check(
