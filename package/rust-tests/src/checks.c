@@ -12,7 +12,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#define BLOCK_MS 300		/* how long a call must block before SIGALRM */
+#define BLOCK_MS 100		/* how long a call must block before SIGALRM */
 #define CALL_MS 5000		/* how long a call that must not block may take */
 
 /* _IOR('c', 1, u64), _IOW('c', 1, u64): the semaphore samples' ioctls */
