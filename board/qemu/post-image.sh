@@ -10,8 +10,8 @@ set -eu
 board_dir=$(dirname "$0")
 defconfig=$(basename "$2")
 readme=$(grep -l " # $defconfig\$" "$board_dir"/*/readme.txt || true)
-cmd=$(sed -n "s|^[[:space:]]*\(qemu-system-.*\) # $defconfig\$|\1|p" "$board_dir"/*/readme.txt)
-if [ -z "$cmd" ] || [ -z "$readme" ]; then
+cmd=$(sed -n "s|^[[:space:]]*\(qemu-system-.*\) # $defconfig\$|\1|p" "${readme:-/dev/null}")
+if [ -z "$cmd" ]; then
 	echo "post-image.sh: no line tagged '# $defconfig' in $board_dir/*/readme.txt" >&2
 	exit 1
 fi

@@ -179,11 +179,25 @@ static bool module_cycle(const char *module, int times, int *done, char *why, si
 	return true;
 }
 
+/* A dmesg or bootlog check: a line of log contains the check's text. */
+static bool log_check(const struct check *c, int number, const struct kmsg_log *log,
+		      const char *missing)
+{
+	char expected[600];
+	bool ok = kmsg_find(log, c->arg) != NULL;
+
+	ktap_result(1, ok, number, check_name(c), NULL);
+	if (!ok) {
+		snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
+		diag(1, expected, missing);
+	}
+	return ok;
+}
+
 /* One check of a module group: prints its result, returns true if ok. */
 static bool run_check(struct group *g, const struct check *c, int number)
 {
 	char out[512], expected[600], cmd[700];
-	const char *seen;
 	bool ok = false;
 	int rc;
 
@@ -225,14 +239,7 @@ static bool run_check(struct group *g, const struct check *c, int number)
 		return ok;
 	}
 	case ACTION_DMESG:
-		seen = kmsg_find(&g->log, c->arg);
-		ok = seen != NULL;
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok) {
-			snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
-			diag(1, expected, "no such line since the test started");
-		}
-		return ok;
+		return log_check(c, number, &g->log, "no such line since the test started");
 	case ACTION_BOOTLOG: {
 		struct kmsg_log boot = { 0 };
 		int fd = kmsg_open_at_start();
@@ -241,14 +248,9 @@ static bool run_check(struct group *g, const struct check *c, int number)
 			kmsg_read_new(fd, &boot);
 			close(fd);
 		}
-		ok = kmsg_find(&boot, c->arg) != NULL;
+		ok = log_check(c, number, &boot, fd < 0 ? "cannot open /dev/kmsg" :
+			       "no such line since boot (or the log buffer wrapped)");
 		kmsg_free(&boot);
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok) {
-			snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
-			diag(1, expected, fd < 0 ? "cannot open /dev/kmsg" :
-			     "no such line since boot (or the log buffer wrapped)");
-		}
 		return ok;
 	}
 	case ACTION_EXISTS:
