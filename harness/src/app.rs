@@ -8,7 +8,8 @@ use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs};
 use crate::error::HarnessError;
 use crate::junit;
 use crate::ktap::Counts;
-use crate::layout::Layout;
+use crate::layout::{self, Layout};
+use crate::manifest::{Manifest, MANIFEST_PATH};
 use crate::matrix::{Matrix, MatrixRow};
 use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
 use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
@@ -32,10 +33,18 @@ pub fn main(cli: Cli) -> u8 {
 
 fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
     let table = ArchTable::load(cli.arches.as_deref())?;
-    match cli.command {
-        Command::Run(args) => run(&table, &args),
-        Command::Parse(args) => parse(&table, &args),
-        Command::Matrix(args) => matrix(&table, &args),
+    let tree = layout::tree_root(cli.tree.as_deref());
+    let manifest = || {
+        let path = cli
+            .manifest
+            .clone()
+            .unwrap_or_else(|| tree.join(MANIFEST_PATH));
+        Manifest::load(&path)
+    };
+    match &cli.command {
+        Command::Run(args) => run(&table, &manifest()?, args),
+        Command::Parse(args) => parse(&table, &manifest()?, args),
+        Command::Matrix(args) => matrix(&table, args),
     }
 }
 
@@ -51,6 +60,16 @@ fn write_file(path: &Path, text: &str) -> Result<(), HarnessError> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+fn remove_file(path: &Path) -> Result<(), HarnessError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(HarnessError::Write {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Writes results.json and junit.xml into `dir`.
@@ -81,7 +100,7 @@ fn scaled(seconds: f64, multiplier: f64) -> Duration {
     Duration::try_from_secs_f64(seconds * multiplier).unwrap_or(Duration::MAX)
 }
 
-fn run(table: &ArchTable, args: &RunArgs) -> Result<u8, HarnessError> {
+fn run(table: &ArchTable, manifest: &Manifest, args: &RunArgs) -> Result<u8, HarnessError> {
     if !(args.timeout_multiplier.is_finite() && args.timeout_multiplier > 0.0) {
         return Err(HarnessError::Multiplier(args.timeout_multiplier));
     }
@@ -90,7 +109,7 @@ fn run(table: &ArchTable, args: &RunArgs) -> Result<u8, HarnessError> {
     let mut total = Counts::default();
     let mut worst = 0;
     for spec in &arches {
-        let result = run_arch(spec, &layout, args)?;
+        let result = run_arch(spec, manifest, &layout, args)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
     }
@@ -148,18 +167,20 @@ fn stderr_tail(stderr: &str) -> Option<String> {
     Some(lines[from..].join(" | "))
 }
 
-fn run_arch(spec: &ArchSpec, layout: &Layout, args: &RunArgs) -> Result<ArchResult, HarnessError> {
+fn run_arch(
+    spec: &ArchSpec,
+    manifest: &Manifest,
+    layout: &Layout,
+    args: &RunArgs,
+) -> Result<ArchResult, HarnessError> {
     let arch = spec.name.as_str();
     let multiplier = args.timeout_multiplier;
     let dir = layout.results.join(arch);
     create_dir(&dir)?;
     let console_path = dir.join("console.log");
-    // A console.log of an earlier run must not pass for this one's.
-    if console_path.exists() {
-        std::fs::remove_file(&console_path).map_err(|source| HarnessError::Write {
-            path: console_path.clone(),
-            source,
-        })?;
+    // The files of an earlier run must not pass for this one's.
+    for old in [&console_path, &dir.join("results.json")] {
+        remove_file(old)?;
     }
 
     let mut result = ArchResult::new(arch, "qemu");
@@ -288,6 +309,9 @@ fn run_arch(spec: &ArchSpec, layout: &Layout, args: &RunArgs) -> Result<ArchResu
         }
         result.set_infra(failure);
     }
+    if let Some(failure) = manifest.check_results(arch, &run.outcome.tests) {
+        result.set_infra(failure);
+    }
     result.tests = run.outcome.tests;
     result.settle();
     write_results(&dir, &result)?;
@@ -313,7 +337,7 @@ fn parse_arch_name(table: &ArchTable, args: &ParseArgs) -> String {
         .unwrap_or_else(|| "console".to_string())
 }
 
-fn parse(table: &ArchTable, args: &ParseArgs) -> Result<u8, HarnessError> {
+fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8, HarnessError> {
     let bytes = std::fs::read(&args.console).map_err(|source| HarnessError::Read {
         path: args.console.clone(),
         source,
@@ -355,6 +379,9 @@ fn parse(table: &ArchTable, args: &ParseArgs) -> Result<u8, HarnessError> {
     result.durations_from = Some("guest printk timestamps".to_string());
     result.runner_exit = outcome.runner_exit;
     if let Some(failure) = InfraFailure::from_console(&outcome) {
+        result.set_infra(failure);
+    }
+    if let Some(failure) = manifest.check_results(&arch, &outcome.tests) {
         result.set_infra(failure);
     }
     result.tests = outcome.tests;

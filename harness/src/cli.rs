@@ -16,6 +16,15 @@ pub struct Cli {
     /// Per-arch table to use instead of the built-in harness/arches.toml.
     #[arg(long, global = true, value_name = "FILE")]
     pub arches: Option<PathBuf>,
+    /// The BR2_EXTERNAL tree (board readmes, runner manifest, defconfigs)
+    /// [default: the repository around the current directory, else the one
+    /// the harness was built in]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub tree: Option<PathBuf>,
+    /// The runner's manifest, which names the tests each arch must report
+    /// [default: <tree>/package/rust-tests/src/manifest]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }

@@ -20,6 +20,22 @@ pub fn find_repo_root(start: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The BR2_EXTERNAL tree the harness reads its inputs from (the runner's
+/// manifest, the boards' QEMU commands, the defconfigs): `--tree`, else the
+/// repository around the current directory, else the one the harness was
+/// built in.
+pub fn tree_root(option: Option<&Path>) -> PathBuf {
+    if let Some(dir) = option {
+        return dir.to_path_buf();
+    }
+    let built_in = || find_repo_root(Path::new(env!("CARGO_MANIFEST_DIR")));
+    std::env::current_dir()
+        .ok()
+        .and_then(|cwd| find_repo_root(&cwd))
+        .or_else(built_in)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
 /// Resolved directories.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
@@ -64,6 +80,8 @@ mod tests {
             assert_eq!(root.as_deref(), here.parent());
         }
         assert_eq!(find_repo_root(Path::new("/")), None);
+        assert_eq!(tree_root(Some(Path::new("/t"))), Path::new("/t"));
+        assert!(tree_root(None).join(ROOT_MARKER).is_file());
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod error;
 pub mod junit;
 pub mod ktap;
 pub mod layout;
+pub mod manifest;
 pub mod matrix;
 pub mod qemu;
 pub mod report;

@@ -22,6 +22,10 @@ pub enum ExitReason {
     MissingSentinel,
     /// The sentinel came, but no KTAP before it.
     NoKtap,
+    /// The KTAP holds no test result (e.g. `1..0`).
+    NoTests,
+    /// A test the manifest names for this arch is absent or skipped.
+    MissingTests,
     QemuNotFound,
     ImageMissing,
     /// QEMU could not be started.
@@ -39,6 +43,8 @@ impl ExitReason {
             ExitReason::KernelPanic => "kernel-panic",
             ExitReason::MissingSentinel => "missing-sentinel",
             ExitReason::NoKtap => "no-ktap",
+            ExitReason::NoTests => "no-tests",
+            ExitReason::MissingTests => "missing-tests",
             ExitReason::QemuNotFound => "qemu-not-found",
             ExitReason::ImageMissing => "image-missing",
             ExitReason::QemuFailed => "qemu-failed",

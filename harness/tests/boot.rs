@@ -239,7 +239,8 @@ fn truncated_ktap_fails() {
     let fx = Fixture::x86("truncated");
     fx.fake_qemu("qemu-system-x86_64", "truncated.log", After::Exit);
     let run = fx.run(NORMAL);
-    run.check(run.code == Some(1), "exit 1, not 0");
+    // rust_print, which the manifest names, never ran: not a mere test failure.
+    run.check(run.code == Some(2), "exit 2, not 0");
     run.check(
         run.stdout
             .contains("! truncated: plan 1..5 but only 2 result(s)"),
@@ -249,7 +250,28 @@ fn truncated_ktap_fails() {
         run.stdout.contains("not ok missing result 4"),
         "missing top-level result",
     );
-    run.check(run.last_line() == "7 passed, 2 failed", "final line");
+    run.check(
+        run.stdout
+            .contains("infrastructure failure (missing-tests): 1 test(s) that "),
+        "names the missing test",
+    );
+    run.check(run.stdout.contains("did not run: rust_print"), "which one");
+    run.check(run.last_line() == "7 passed, 3 failed", "final line");
+}
+
+#[test]
+fn empty_run_exits_2() {
+    let fx = Fixture::x86("empty_run");
+    fx.fake_qemu("qemu-system-x86_64", "empty-run.log", After::Exit);
+    let run = fx.run(NORMAL);
+    run.check(run.code == Some(2), "exit 2, not 0");
+    run.check(
+        run.stdout
+            .contains("x86_64: infrastructure failure (no-tests): no test ran"),
+        "says why",
+    );
+    run.check(run.last_line() == "0 passed, 1 failed", "final line");
+    assert_eq!(fx.results_json("x86_64")["exit_reason"], "no-tests");
 }
 
 #[test]

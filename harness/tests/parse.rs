@@ -17,7 +17,8 @@ fn exit_codes_of_the_recorded_consoles() {
         ("all-pass.log", 0, "15 passed, 0 failed"),
         ("sample-fail.log", 1, "14 passed, 1 failed"),
         ("warn-during-test.log", 1, "15 passed, 1 failed"),
-        ("truncated.log", 1, "7 passed, 2 failed"),
+        ("truncated.log", 2, "7 passed, 3 failed"),
+        ("empty-run.log", 2, "0 passed, 1 failed"),
         ("panic.log", 2, "5 passed, 3 failed"),
         ("no-sentinel.log", 2, "15 passed, 1 failed"),
         ("hang-boot.log", 2, "0 passed, 1 failed"),
@@ -27,6 +28,35 @@ fn exit_codes_of_the_recorded_consoles() {
         run.check(run.code == Some(code), &format!("{console}: exit {code}"));
         run.check(run.last_line() == last, &format!("{console}: final line"));
     }
+}
+
+#[test]
+fn empty_run_is_an_infrastructure_failure() {
+    let run = parse("empty-run.log", &["--arch", "x86_64"]);
+    run.check(
+        run.stdout.contains(
+            "x86_64: infrastructure failure (no-tests): no test ran: the runner's KTAP reports no result",
+        ),
+        "says why",
+    );
+}
+
+#[test]
+fn tests_the_manifest_names_for_the_arch_must_run() {
+    // tests/data/manifest: rust_platform@of runs on aarch64 and loongarch64.
+    let run = parse("all-pass.log", &["--arch", "aarch64"]);
+    run.check(run.code == Some(2), "exit 2");
+    run.check(
+        run.stdout
+            .contains("aarch64: infrastructure failure (missing-tests): 1 test(s) that "),
+        "reason",
+    );
+    run.check(
+        run.stdout
+            .contains("names for aarch64 did not run: rust_platform@of"),
+        "which test",
+    );
+    run.check(run.last_line() == "15 passed, 1 failed", "final line");
 }
 
 #[test]

@@ -131,10 +131,12 @@ impl Fixture {
     }
 }
 
-/// The harness binary, with a clean environment for its QEMU lookup.
+/// The harness binary, with a clean environment for its QEMU lookup and
+/// the manifest of the recorded consoles (tests/data/manifest).
 pub fn harness() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rust-qemu-test"));
     command.env_remove("RUST_QEMU_TEST_QEMU_DIR");
+    command.arg("--manifest").arg(data("manifest"));
     command
 }
 

@@ -1,0 +1,216 @@
+//! The top-level tests the on-target runner must report for an arch, from
+//! its manifest (`package/rust-tests/src/manifest`: `<test> <action> [arg]`
+//! per line; consecutive lines of one `<test>` form one top-level test; a
+//! test whose first line is `arch <name>[,<name>...]` runs on those arches
+//! only and is reported as SKIP elsewhere).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::HarnessError;
+use crate::ktap::{Status, TestNode};
+use crate::report::{ExitReason, InfraFailure};
+
+/// The manifest's place in the tree.
+pub const MANIFEST_PATH: &str = "package/rust-tests/src/manifest";
+
+/// One top-level test of the manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestTest {
+    pub name: String,
+    /// The arches it runs on; `None`: every arch.
+    pub arches: Option<Vec<String>>,
+}
+
+impl ManifestTest {
+    fn runs_on(&self, arch: &str) -> bool {
+        self.arches
+            .as_ref()
+            .is_none_or(|arches| arches.iter().any(|a| a == arch))
+    }
+}
+
+/// The tests a manifest names, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    pub path: PathBuf,
+    pub tests: Vec<ManifestTest>,
+}
+
+impl Manifest {
+    /// Reads the tests of a manifest text; `path` names it in messages.
+    pub fn parse(text: &str, path: &Path) -> Manifest {
+        let mut tests: Vec<ManifestTest> = Vec::new();
+        for line in text.lines() {
+            let mut fields = line.split_whitespace();
+            let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
+                continue;
+            };
+            if name.starts_with('#') {
+                continue;
+            }
+            let arches = (action == "arch").then(|| {
+                fields
+                    .flat_map(|f| f.split(','))
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            });
+            match tests.iter_mut().find(|t| t.name == name) {
+                Some(test) => {
+                    if arches.is_some() {
+                        test.arches = arches;
+                    }
+                }
+                None => tests.push(ManifestTest {
+                    name: name.to_string(),
+                    arches,
+                }),
+            }
+        }
+        Manifest {
+            path: path.to_path_buf(),
+            tests,
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<Manifest, HarnessError> {
+        let text = std::fs::read_to_string(path).map_err(|source| HarnessError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Manifest::parse(&text, path))
+    }
+
+    /// The top-level tests that must run on `arch`.
+    pub fn expected_on(&self, arch: &str) -> Vec<&str> {
+        self.tests
+            .iter()
+            .filter(|t| t.runs_on(arch))
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    /// An infrastructure failure when the results of a completed run on
+    /// `arch` hold no test at all, or lack (or skip) a test this manifest
+    /// names for that arch: an empty run is never a pass.
+    pub fn check_results(&self, arch: &str, tests: &[TestNode]) -> Option<InfraFailure> {
+        let reported: Vec<&TestNode> = tests.iter().filter(|t| !t.synthetic).collect();
+        if reported.is_empty() {
+            return Some(InfraFailure::new(
+                ExitReason::NoTests,
+                "no test ran: the runner's KTAP reports no result (plan `1..0`?), \
+                 as kunit.py's \"no tests run\"",
+            ));
+        }
+        let missing: Vec<String> = self
+            .expected_on(arch)
+            .into_iter()
+            .filter_map(|name| match reported.iter().find(|t| t.name == name) {
+                None => Some(name.to_string()),
+                Some(t) if matches!(t.status, Status::Skip) => Some(format!("{name} (skipped)")),
+                Some(_) => None,
+            })
+            .collect();
+        (!missing.is_empty()).then(|| {
+            InfraFailure::new(
+                ExitReason::MissingTests,
+                format!(
+                    "{} test(s) that {} names for {arch} did not run: {}",
+                    missing.len(),
+                    self.path.display(),
+                    missing.join(", ")
+                ),
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ktap::parse_str;
+
+    const MANIFEST: &str = "\
+# comment\n\
+kunit_rust_doctests\tkunit\trust_doctests_kernel\n\
+\n\
+config\tconfig\tCONFIG_RUST=y\n\
+config\tconfig\tCONFIG_SAMPLES_RUST=y\n\
+rust_minimal\tload\n\
+rust_minimal\tdmesg\trust_minimal: Rust minimal sample (init)\n\
+rust_platform@of\tarch\triscv64,aarch64\n\
+rust_platform@of\tload\n\
+rust_platform@override\tarch\tx86_64\n\
+rust_platform@override\tload\n";
+
+    fn manifest() -> Manifest {
+        Manifest::parse(MANIFEST, Path::new("manifest"))
+    }
+
+    #[test]
+    fn tests_per_arch() {
+        let m = manifest();
+        let common = ["kunit_rust_doctests", "config", "rust_minimal"];
+        assert_eq!(m.expected_on("x86_64")[..3], common);
+        assert_eq!(m.expected_on("x86_64")[3..], ["rust_platform@override"]);
+        assert_eq!(m.expected_on("riscv64")[3..], ["rust_platform@of"]);
+        assert_eq!(m.expected_on("aarch64")[3..], ["rust_platform@of"]);
+        assert_eq!(m.expected_on("console"), common);
+    }
+
+    #[test]
+    fn the_tree_manifest_names_the_doctests() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(MANIFEST_PATH);
+        let m = Manifest::load(&path).expect("the tree's manifest");
+        assert!(m.expected_on("x86_64").contains(&"kunit_rust_doctests"));
+    }
+
+    #[test]
+    fn empty_run_fails() {
+        let doc = parse_str("KTAP version 1\n1..0\n");
+        let failure = manifest()
+            .check_results("x86_64", &doc.tests)
+            .expect("fail");
+        assert_eq!(failure.kind, ExitReason::NoTests);
+        let kernel_log = [TestNode::synthetic_failure("kernel-log", "x")];
+        let failure = manifest().check_results("x86_64", &kernel_log);
+        assert_eq!(failure.map(|f| f.kind), Some(ExitReason::NoTests));
+    }
+
+    #[test]
+    fn missing_and_skipped_tests_fail() {
+        let doc = parse_str(
+            "KTAP version 1\n1..4\nok 1 kunit_rust_doctests\nnot ok 2 config\n\
+             ok 3 rust_platform@of # SKIP only on riscv64\nok 4 rust_platform@override\n",
+        );
+        let failure = manifest()
+            .check_results("x86_64", &doc.tests)
+            .expect("fail");
+        assert_eq!(failure.kind, ExitReason::MissingTests);
+        assert_eq!(
+            failure.message,
+            "1 test(s) that manifest names for x86_64 did not run: rust_minimal"
+        );
+        let failure = manifest()
+            .check_results("riscv64", &doc.tests)
+            .expect("fail");
+        assert!(
+            failure
+                .message
+                .ends_with("rust_minimal, rust_platform@of (skipped)"),
+            "{}",
+            failure.message
+        );
+    }
+
+    #[test]
+    fn complete_results_pass() {
+        let doc = parse_str(
+            "KTAP version 1\n1..5\nok 1 kunit_rust_doctests\nok 2 config\nok 3 rust_minimal\n\
+             ok 4 rust_platform@of # SKIP only on riscv64,aarch64\nok 5 rust_platform@override\n",
+        );
+        assert_eq!(manifest().check_results("x86_64", &doc.tests), None);
+    }
+}
