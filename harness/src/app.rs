@@ -4,13 +4,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::arch_table::{ArchSpec, ArchTable};
+use crate::board::BootCommand;
 use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs};
 use crate::error::HarnessError;
 use crate::junit;
 use crate::ktap::Counts;
 use crate::layout::{self, Layout};
 use crate::manifest::{Manifest, MANIFEST_PATH};
-use crate::matrix::{Matrix, MatrixRow};
+use crate::matrix::{kernel_toolchain, Matrix, MatrixRow};
 use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
 use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
 use crate::session::{last_line_note, Session, SessionEvent, SessionOutcome};
@@ -42,9 +43,9 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
         Manifest::load(&path)
     };
     match &cli.command {
-        Command::Run(args) => run(&table, &manifest()?, args),
+        Command::Run(args) => run(&table, &tree, &manifest()?, args),
         Command::Parse(args) => parse(&table, &manifest()?, args),
-        Command::Matrix(args) => matrix(&table, args),
+        Command::Matrix(args) => matrix(&table, &tree, args),
     }
 }
 
@@ -100,7 +101,12 @@ fn scaled(seconds: f64, multiplier: f64) -> Duration {
     Duration::try_from_secs_f64(seconds * multiplier).unwrap_or(Duration::MAX)
 }
 
-fn run(table: &ArchTable, manifest: &Manifest, args: &RunArgs) -> Result<u8, HarnessError> {
+fn run(
+    table: &ArchTable,
+    tree: &Path,
+    manifest: &Manifest,
+    args: &RunArgs,
+) -> Result<u8, HarnessError> {
     if !(args.timeout_multiplier.is_finite() && args.timeout_multiplier > 0.0) {
         return Err(HarnessError::Multiplier(args.timeout_multiplier));
     }
@@ -109,13 +115,13 @@ fn run(table: &ArchTable, manifest: &Manifest, args: &RunArgs) -> Result<u8, Har
     let mut total = Counts::default();
     let mut worst = 0;
     for spec in &arches {
-        let result = run_arch(spec, manifest, &layout, args)?;
+        let result = run_arch(spec, tree, manifest, &layout, args)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
     }
     if arches.len() > 1 {
         let all: Vec<&ArchSpec> = table.arches.iter().collect();
-        let path = write_matrix(&all, &layout)?;
+        let (_, path) = write_matrix(table, &all, tree, &layout)?;
         println!("arch matrix: {}", path.display());
     }
     println!("{}", report::final_line(total));
@@ -125,20 +131,26 @@ fn run(table: &ArchTable, manifest: &Manifest, args: &RunArgs) -> Result<u8, Har
 /// Checks what a boot needs: the QEMU binary and the images.
 fn preflight(
     spec: &ArchSpec,
+    command: &BootCommand,
     images: &Path,
     qemu_dir: Option<&Path>,
 ) -> Result<PathBuf, InfraFailure> {
-    let Some(program) = qemu::find_program(&spec.qemu, qemu_dir) else {
+    let Some(program) = qemu::find_program(&command.program, qemu_dir) else {
         let place = match qemu_dir {
             Some(dir) => format!("in {}", dir.display()),
             None => "in PATH".to_string(),
         };
         return Err(InfraFailure::new(
             ExitReason::QemuNotFound,
-            format!("{} not found {place}: {}", spec.qemu, spec.package_hint()),
+            format!(
+                "{} not found {place}: {}",
+                command.program,
+                spec.package_hint(&command.program)
+            ),
         ));
     };
-    let missing: Vec<String> = [&spec.kernel_image, &spec.rootfs]
+    let missing: Vec<String> = command
+        .images
         .iter()
         .map(|name| images.join(name))
         .filter(|path| !path.is_file())
@@ -169,6 +181,7 @@ fn stderr_tail(stderr: &str) -> Option<String> {
 
 fn run_arch(
     spec: &ArchSpec,
+    tree: &Path,
     manifest: &Manifest,
     layout: &Layout,
     args: &RunArgs,
@@ -192,7 +205,8 @@ fn run_arch(
     result.durations_from = Some("host clock".to_string());
 
     let images = spec.images_dir(&layout.output);
-    let program = match preflight(spec, &images, args.qemu_binary_dir.as_deref()) {
+    let boot = spec.boot_command(tree)?;
+    let program = match preflight(spec, &boot, &images, args.qemu_binary_dir.as_deref()) {
         Ok(program) => program,
         Err(failure) => {
             result.set_infra(failure);
@@ -205,7 +219,10 @@ fn run_arch(
     result.qemu_version = qemu::qemu_version(&program);
     let command = QemuCommand {
         program,
-        args: spec.qemu_args(&args.qemu_extra, &args.kernel_args),
+        args: boot.qemu_args(
+            &ArchSpec::cmdline_extra(&args.kernel_args),
+            &args.qemu_extra,
+        ),
         cwd: images,
     };
     result.qemu_command = Some(command.argv());
@@ -406,42 +423,54 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     Ok(result.verdict.exit_code())
 }
 
-/// Writes arch-matrix.md and arch-matrix.json into the results directory;
-/// returns the Markdown file's path.
-fn write_matrix(arches: &[&ArchSpec], layout: &Layout) -> Result<PathBuf, HarnessError> {
+/// The matrix row of an arch the tree tests: its results, the kernel
+/// `.config` of its build, its toolchain and QEMU machine.
+fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow, HarnessError> {
+    let path = layout.results.join(&spec.name).join("results.json");
+    let result = if path.is_file() {
+        Some(ArchResult::read_json(&path)?)
+    } else {
+        None
+    };
+    let config = std::fs::read_to_string(spec.kernel_config(&layout.output)).ok();
+    let defconfig = std::fs::read_to_string(spec.defconfig_file(tree)).ok();
+    let machine = spec.boot_command(tree).ok();
+    Ok(MatrixRow {
+        toolchain: defconfig.as_deref().map(kernel_toolchain),
+        qemu_machine: machine.and_then(|m| m.machine().map(str::to_string)),
+        ..MatrixRow::new(spec.matrix_name(), result.as_ref(), config.as_deref())
+    })
+}
+
+/// Writes arch-matrix.md and arch-matrix.json into the results directory:
+/// a row for each arch of `arches`, then the table's other arches. Returns
+/// the Markdown text and the file's path.
+fn write_matrix(
+    table: &ArchTable,
+    arches: &[&ArchSpec],
+    tree: &Path,
+    layout: &Layout,
+) -> Result<(String, PathBuf), HarnessError> {
     let mut rows = Vec::new();
     for spec in arches {
-        let path = layout.results.join(&spec.name).join("results.json");
-        let result = if path.is_file() {
-            Some(ArchResult::read_json(&path)?)
-        } else {
-            None
-        };
-        let config = std::fs::read_to_string(spec.kernel_config(&layout.output)).ok();
-        rows.push(MatrixRow::new(
-            &spec.name,
-            result.as_ref(),
-            config.as_deref(),
-        ));
+        rows.push(matrix_row(spec, tree, layout)?);
     }
+    rows.extend(table.others.iter().map(MatrixRow::other));
     let matrix = Matrix { rows };
     create_dir(&layout.results)?;
     let md = layout.results.join("arch-matrix.md");
-    write_file(&md, &matrix.markdown())?;
+    let text = matrix.markdown();
+    write_file(&md, &text)?;
     let mut json = serde_json::to_string_pretty(&matrix)?;
     json.push('\n');
     write_file(&layout.results.join("arch-matrix.json"), &json)?;
-    Ok(md)
+    Ok((text, md))
 }
 
-fn matrix(table: &ArchTable, args: &MatrixArgs) -> Result<u8, HarnessError> {
+fn matrix(table: &ArchTable, tree: &Path, args: &MatrixArgs) -> Result<u8, HarnessError> {
     let arches = table.select(&args.arch)?;
     let layout = Layout::resolve(&args.dirs);
-    let path = write_matrix(&arches, &layout)?;
-    let text = std::fs::read_to_string(&path).map_err(|source| HarnessError::Read {
-        path: path.clone(),
-        source,
-    })?;
+    let (text, path) = write_matrix(table, &arches, tree, &layout)?;
     print!("{text}");
     println!("\narch matrix: {}", path.display());
     Ok(0)
@@ -471,14 +500,16 @@ mod tests {
     #[test]
     fn preflight_names_package_and_make_command() {
         let table = ArchTable::builtin().expect("table");
-        let rv = table.get("riscv64").expect("riscv64");
+        let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let empty = std::env::temp_dir();
-        let err =
-            preflight(rv, &empty, Some(Path::new("/nonexistent-dir"))).expect_err("no qemu there");
-        assert_eq!(err.kind, ExitReason::QemuNotFound);
-        assert!(err
-            .message
-            .contains("qemu-system-riscv64 not found in /nonexistent-dir"));
-        assert!(err.message.contains("qemu-system-misc"));
+        for spec in &table.arches {
+            let boot = spec.boot_command(&tree).expect("readme command");
+            let err = preflight(spec, &boot, &empty, Some(Path::new("/nonexistent-dir")))
+                .expect_err("no qemu there");
+            assert_eq!(err.kind, ExitReason::QemuNotFound);
+            let expected = format!("{} not found in /nonexistent-dir", boot.program);
+            assert!(err.message.contains(&expected), "{}", err.message);
+            assert!(err.message.contains(&spec.qemu_packages[0]));
+        }
     }
 }

@@ -1,17 +1,17 @@
-//! The per-architecture table (`harness/arches.toml`): how to boot each
-//! arch's image in QEMU.
+//! The per-architecture table (`harness/arches.toml`): the arches the
+//! harness boots (their QEMU command comes from the board readme:
+//! [`crate::board`]) and the other rows of the arch matrix.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::board::BootCommand;
 use crate::error::HarnessError;
 
 /// The table built into the binary.
 pub const BUILTIN_TABLE: &str = include_str!("../arches.toml");
 
-/// Arguments the harness always adds to QEMU's command line.
-pub const QEMU_FIXED_ARGS: &[&str] = &["-nographic", "-no-reboot", "-snapshot"];
 /// Words the harness appends to the kernel command line. Expedited RCU
 /// grace periods: every module unload waits for several (more with
 /// lockdep), which made the 100x load/unload loops ~6x slower.
@@ -27,19 +27,19 @@ pub const CMDLINE_BUILTIN_PARAMS: &str = concat!(
     "rust_module_parameters_builtin_custom.my_array=1,2,3"
 );
 
-/// One architecture.
+/// The defconfigs, relative to the tree.
+pub const CONFIGS_DIR: &str = "configs";
+
+/// One architecture the harness boots.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArchSpec {
     pub name: String,
+    /// Its row in the arch matrix (default: `name`).
+    #[serde(default)]
+    pub matrix_name: Option<String>,
     pub defconfig: String,
-    pub qemu: String,
     pub qemu_packages: Vec<String>,
-    pub machine_args: Vec<String>,
-    pub kernel_image: String,
-    pub rootfs: String,
-    pub drive_args: Vec<String>,
-    pub cmdline: String,
     pub boot_timeout_s: f64,
     pub test_timeout_s: f64,
     #[serde(default)]
@@ -47,15 +47,6 @@ pub struct ArchSpec {
 }
 
 impl ArchSpec {
-    /// The machine given with `-M`.
-    pub fn machine(&self) -> Option<&str> {
-        let at = self
-            .machine_args
-            .iter()
-            .position(|a| a == "-M" || a == "-machine")?;
-        self.machine_args.get(at + 1).map(String::as_str)
-    }
-
     /// `<output-root>/<defconfig>/images`.
     pub fn images_dir(&self, output_root: &Path) -> PathBuf {
         output_root.join(&self.defconfig).join("images")
@@ -71,10 +62,24 @@ impl ArchSpec {
             .join(".config")
     }
 
-    /// The full kernel command line the harness boots with, plus any
-    /// extra kernel arguments.
-    pub fn full_cmdline(&self, kernel_args: &[String]) -> String {
-        let mut cmdline = format!("{} {CMDLINE_EXTRA} {CMDLINE_BUILTIN_PARAMS}", self.cmdline);
+    /// `<tree>/configs/<defconfig>`.
+    pub fn defconfig_file(&self, tree: &Path) -> PathBuf {
+        tree.join(CONFIGS_DIR).join(&self.defconfig)
+    }
+
+    /// The QEMU command of the board readme tagged with the defconfig.
+    pub fn boot_command(&self, tree: &Path) -> Result<BootCommand, HarnessError> {
+        BootCommand::find(tree, &self.defconfig)
+    }
+
+    pub fn matrix_name(&self) -> &str {
+        self.matrix_name.as_deref().unwrap_or(&self.name)
+    }
+
+    /// What the harness appends to the readme's kernel command line, plus
+    /// any extra kernel arguments.
+    pub fn cmdline_extra(kernel_args: &[String]) -> String {
+        let mut cmdline = format!("{CMDLINE_EXTRA} {CMDLINE_BUILTIN_PARAMS}");
         for arg in kernel_args {
             cmdline.push(' ');
             cmdline.push_str(arg);
@@ -82,24 +87,10 @@ impl ArchSpec {
         cmdline
     }
 
-    /// QEMU's arguments (without the program), to run in the images
-    /// directory.
-    pub fn qemu_args(&self, extra: &[String], kernel_args: &[String]) -> Vec<String> {
-        let mut args = self.machine_args.clone();
-        args.push("-kernel".into());
-        args.push(self.kernel_image.clone());
-        args.extend(self.drive_args.iter().cloned());
-        args.push("-append".into());
-        args.push(self.full_cmdline(kernel_args));
-        args.extend(QEMU_FIXED_ARGS.iter().map(|a| a.to_string()));
-        args.extend(extra.iter().cloned());
-        args
-    }
-
-    /// "install the Debian package X" (or "X (or Y)").
-    pub fn package_hint(&self) -> String {
+    /// "install the Debian package X" (or "X (or Y)") for QEMU's `program`.
+    pub fn package_hint(&self, program: &str) -> String {
         match self.qemu_packages.as_slice() {
-            [] => format!("install QEMU's {}", self.qemu),
+            [] => format!("install QEMU's {program}"),
             [one] => format!("install the Debian package {one}"),
             [first, rest @ ..] => format!(
                 "install the Debian package {first} (or {}, where QEMU is split per architecture)",
@@ -109,25 +100,10 @@ impl ArchSpec {
     }
 
     fn validate(&self) -> Result<(), String> {
-        let fields = [
-            ("name", &self.name),
-            ("defconfig", &self.defconfig),
-            ("qemu", &self.qemu),
-            ("kernel_image", &self.kernel_image),
-            ("rootfs", &self.rootfs),
-            ("cmdline", &self.cmdline),
-        ];
-        for (field, value) in fields {
+        for (field, value) in [("name", &self.name), ("defconfig", &self.defconfig)] {
             if value.trim().is_empty() {
                 return Err(format!("{field} is empty"));
             }
-        }
-        if self.machine().is_none() {
-            return Err("machine_args has no -M <machine>".into());
-        }
-        let file = format!("file={}", self.rootfs);
-        if !self.drive_args.iter().any(|a| a.contains(&file)) {
-            return Err(format!("drive_args do not attach {file}"));
         }
         for (field, value) in [
             ("boot_timeout_s", self.boot_timeout_s),
@@ -141,16 +117,29 @@ impl ArchSpec {
     }
 }
 
+/// A row of the arch matrix for an arch this tree does not test.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OtherArch {
+    pub matrix_name: String,
+    /// Why it is not tested, e.g. "not supported by 6.12".
+    pub status: String,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TableFile {
     arch: Vec<ArchSpec>,
+    #[serde(default)]
+    other: Vec<OtherArch>,
 }
 
 /// All architectures, in table order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchTable {
     pub arches: Vec<ArchSpec>,
+    /// The other rows of the arch matrix.
+    pub others: Vec<OtherArch>,
 }
 
 impl ArchTable {
@@ -174,7 +163,10 @@ impl ArchTable {
                 return Err(invalid(format!("arch '{}' appears twice", arch.name)));
             }
         }
-        Ok(ArchTable { arches: file.arch })
+        Ok(ArchTable {
+            arches: file.arch,
+            others: file.other,
+        })
     }
 
     /// The table built into the binary.
@@ -231,171 +223,132 @@ mod tests {
         ArchTable::builtin().expect("built-in table parses")
     }
 
-    #[test]
-    fn builtin_table_has_both_arches() {
-        let table = builtin();
-        assert_eq!(table.names(), ["x86_64", "riscv64"]);
-        let x86 = table.get("x86_64").expect("x86_64");
-        assert_eq!(x86.defconfig, "qemu_x86_64_rust_defconfig");
-        assert_eq!(x86.qemu, "qemu-system-x86_64");
-        assert_eq!(x86.machine(), Some("pc"));
-        assert_eq!(x86.kernel_image, "bzImage");
-        assert_eq!(x86.boot_timeout_s, 120.0);
-        assert_eq!(x86.test_timeout_s, 180.0);
-        let rv = table.get("riscv64").expect("riscv64");
-        assert_eq!(rv.defconfig, "qemu_riscv64_rust_defconfig");
-        assert_eq!(rv.machine(), Some("virt"));
-        assert_eq!(rv.kernel_image, "Image");
-        assert_eq!(rv.boot_timeout_s, 240.0);
-        assert_eq!(rv.test_timeout_s, 300.0);
-        assert!(rv.package_hint().contains("qemu-system-misc"));
-        assert_eq!(
-            x86.package_hint(),
-            "install the Debian package qemu-system-x86"
-        );
+    fn tree() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
     }
 
+    /// Every arch of the table: a defconfig and a board readme with its
+    /// command, which the harness extends the same way.
     #[test]
-    fn qemu_command_line() {
+    fn every_arch_has_a_defconfig_and_a_boot_command() {
         let table = builtin();
-        let x86 = table.get("x86_64").expect("x86_64");
-        let args = x86.qemu_args(&["-s".to_string()], &[]);
-        assert_eq!(
-            args.join(" "),
-            format!(
-                "-M pc -cpu max -m 512 -smp 2 -kernel bzImage \
-             -drive file=rootfs.ext4,if=virtio,format=raw \
-             -append root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on \
-             rcupdate.rcu_expedited=1 \
-             {CMDLINE_BUILTIN_PARAMS} -nographic -no-reboot -snapshot -s"
-            )
-        );
-        let rv = table.get("riscv64").expect("riscv64");
-        let args = rv.qemu_args(&[], &["rusttest=quick".to_string()]);
-        let append = args.iter().position(|a| a == "-append").expect("-append");
-        assert_eq!(
-            args[append + 1],
-            format!(
-                "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1 \
-                 {CMDLINE_BUILTIN_PARAMS} rusttest=quick"
-            )
-        );
+        assert!(!table.arches.is_empty());
+        for arch in &table.arches {
+            assert!(arch.defconfig_file(&tree()).is_file(), "{}", arch.defconfig);
+            let cmd = arch.boot_command(&tree()).expect("readme command");
+            assert!(cmd.program.starts_with("qemu-system-"), "{}", cmd.program);
+            assert!(cmd.images.len() >= 2, "{}: {:?}", arch.name, cmd.images);
+            let args = cmd.qemu_args(&ArchSpec::cmdline_extra(&["rusttest=quick".into()]), &[]);
+            let append = args.iter().position(|a| a == "-append").expect("-append");
+            let readme_cmdline = cmd.cmdline().expect("the readme sets a command line");
+            assert_eq!(
+                args[append + 1],
+                format!("{readme_cmdline} {CMDLINE_EXTRA} {CMDLINE_BUILTIN_PARAMS} rusttest=quick")
+            );
+            for fixed in crate::board::QEMU_FIXED_ARGS {
+                assert_eq!(args.iter().filter(|a| a == fixed).count(), 1, "{fixed}");
+            }
+            assert!(args.iter().all(|a| !a.contains("output/images/")));
+            assert!(!arch.package_hint(&cmd.program).is_empty());
+            assert_eq!(
+                arch.images_dir(Path::new("output")),
+                Path::new("output").join(&arch.defconfig).join("images")
+            );
+        }
         assert!(CMDLINE_BUILTIN_PARAMS.contains("my_str=\u{1f980}mod"));
-        assert!(args.ends_with(&["-nographic".into(), "-no-reboot".into(), "-snapshot".into()]));
     }
 
     #[test]
-    fn paths() {
+    fn package_hints() {
         let table = builtin();
-        let x86 = table.get("x86_64").expect("x86_64");
+        for arch in &table.arches {
+            let hint = arch.package_hint("qemu-system-x");
+            assert!(hint.contains(&arch.qemu_packages[0]), "{hint}");
+        }
+        let mut spec = table.arches[0].clone();
+        spec.qemu_packages = vec!["a".into(), "b".into()];
         assert_eq!(
-            x86.images_dir(Path::new("output")),
-            Path::new("output/qemu_x86_64_rust_defconfig/images")
+            spec.package_hint("q"),
+            "install the Debian package a (or b, where QEMU is split per architecture)"
         );
-        assert_eq!(
-            x86.kernel_config(Path::new("/o")),
-            Path::new("/o/qemu_x86_64_rust_defconfig/build/linux-custom/.config")
-        );
+        spec.qemu_packages.clear();
+        assert_eq!(spec.package_hint("q"), "install QEMU's q");
     }
 
     #[test]
     fn selection() {
         let table = builtin();
+        let names = table.names();
         let all = table.select(&[]).expect("all");
-        assert_eq!(all.len(), 2);
-        let some = table
-            .select(&["riscv64".into(), "riscv64".into()])
-            .expect("riscv64");
+        assert_eq!(all.len(), names.len());
+        let last = names[names.len() - 1].to_string();
+        let some = table.select(&[last.clone(), last]).expect("one");
         assert_eq!(some.len(), 1);
-        let err = table.select(&["arm64".into()]).expect_err("unknown");
-        assert!(err.to_string().contains("x86_64, riscv64"), "{err}");
+        let err = table.select(&["vax".into()]).expect_err("unknown");
+        assert!(err.to_string().contains(&names.join(", ")), "{err}");
+    }
+
+    const TABLE: &str = "\
+[[arch]]
+name = \"a\"
+defconfig = \"a_defconfig\"
+qemu_packages = [\"qemu-system-a\"]
+boot_timeout_s = 120
+test_timeout_s = 60
+
+[[arch]]
+name = \"b\"
+matrix_name = \"b (bee)\"
+defconfig = \"b_defconfig\"
+qemu_packages = []
+boot_timeout_s = 1
+test_timeout_s = 1
+
+[[other]]
+matrix_name = \"c\"
+status = \"not here\"
+";
+
+    #[test]
+    fn parses_a_table() {
+        let table = ArchTable::parse(TABLE, "test").expect("parses");
+        assert_eq!(table.names(), ["a", "b"]);
+        assert_eq!(table.arches[0].matrix_name(), "a");
+        assert_eq!(table.arches[1].matrix_name(), "b (bee)");
+        assert_eq!(table.others[0].status, "not here");
+        assert_eq!(
+            table.arches[0].defconfig_file(Path::new("/t")),
+            Path::new("/t/configs/a_defconfig")
+        );
+        assert_eq!(
+            table.arches[0].kernel_config(Path::new("/o")),
+            Path::new("/o/a_defconfig/build/linux-custom/.config")
+        );
     }
 
     #[test]
     fn invalid_tables_are_rejected() {
-        let good = BUILTIN_TABLE;
         for (bad, why) in [
-            (good.replace("\"-M\", \"pc\", ", ""), "-M"),
             (
-                good.replace("boot_timeout_s = 120", "boot_timeout_s = 0"),
+                TABLE.replace("boot_timeout_s = 120", "boot_timeout_s = 0"),
                 "boot_timeout_s",
             ),
+            (TABLE.replace("name = \"b\"", "name = \"a\""), "twice"),
             (
-                good.replace("name = \"riscv64\"", "name = \"x86_64\""),
-                "twice",
+                TABLE.replace("defconfig = \"a_defconfig\"", "defconfig = \"\""),
+                "defconfig is empty",
             ),
             (
-                good.replace("file=rootfs.ext4,if=virtio", "file=other.img,if=virtio"),
-                "drive_args",
-            ),
-            (
-                good.replace("cmdline = ", "unknown_field = 1\ncmdline = "),
+                TABLE.replace(
+                    "test_timeout_s = 60",
+                    "unknown_field = 1\ntest_timeout_s = 60",
+                ),
                 "unknown",
             ),
             ("arch = []".to_string(), "no [[arch]]"),
         ] {
             let err = ArchTable::parse(&bad, "test").expect_err(why);
             assert!(err.to_string().contains(why), "{why}: {err}");
-        }
-    }
-
-    /// The table must not drift from the command that the board documents
-    /// (board/qemu/<arch>/readme.txt, the line tagged `# <defconfig>`, from
-    /// which post-image.sh makes start-qemu.sh).
-    #[test]
-    fn table_matches_board_readmes() {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("harness/ has a parent");
-        for arch in builtin().arches {
-            let readme = repo.join("board/qemu").join(&arch.name).join("readme.txt");
-            let Ok(text) = std::fs::read_to_string(&readme) else {
-                println!(
-                    "note: {} does not exist yet; not checking the {} entry",
-                    readme.display(),
-                    arch.name
-                );
-                continue;
-            };
-            let machine = arch.machine().expect("machine");
-            assert!(
-                text.contains(&arch.qemu),
-                "{}: no {}",
-                readme.display(),
-                arch.qemu
-            );
-            assert!(
-                text.contains(&format!("-M {machine}")),
-                "{}: no -M {machine}",
-                readme.display()
-            );
-            let tag = format!("# {}", arch.defconfig);
-            let Some(line) = text.lines().find(|l| l.trim_end().ends_with(&tag)) else {
-                println!("note: {} has no line tagged '{tag}'", readme.display());
-                continue;
-            };
-            let line = line.replace("output/images/", "");
-            let words: Vec<&str> = line.split_whitespace().collect();
-            assert_eq!(words.first(), Some(&arch.qemu.as_str()), "{line}");
-            let has_sequence = |seq: &[String]| {
-                seq.is_empty()
-                    || words
-                        .windows(seq.len())
-                        .any(|w| w.iter().zip(seq).all(|(a, b)| *a == b.as_str()))
-            };
-            assert!(
-                has_sequence(&arch.machine_args),
-                "machine args differ: {line}"
-            );
-            assert!(has_sequence(&arch.drive_args), "drive args differ: {line}");
-            assert!(
-                has_sequence(&["-kernel".to_string(), arch.kernel_image.clone()]),
-                "kernel differs: {line}"
-            );
-            assert!(
-                line.contains(&format!("-append \"{}\"", arch.cmdline)),
-                "command line differs: {line}"
-            );
         }
     }
 }

@@ -24,6 +24,8 @@ pub enum HarnessError {
     },
     #[error("{origin}: {message}")]
     ArchTable { origin: String, message: String },
+    #[error("the QEMU command of {defconfig}: {message}")]
+    BoardCommand { defconfig: String, message: String },
     #[error("unknown arch '{name}' (known: {known})")]
     UnknownArch { name: String, known: String },
     #[error("{}: not a results file: {source}", path.display())]

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::arch_table::OtherArch;
 use crate::ktap::{Status, TestNode};
 use crate::report::{seconds, ArchResult, Verdict};
 
@@ -31,6 +32,13 @@ pub struct MatrixRow {
     pub arch: String,
     /// `yes` / `no` (CONFIG_RUST=y in the build's .config) or `unknown`.
     pub rust_kernel: String,
+    /// What builds the kernel's C (`gcc 12`, `LLVM (clang-22)`), from the
+    /// defconfig.
+    #[serde(default)]
+    pub toolchain: Option<String>,
+    /// QEMU's `-M` machine, from the board readme's command.
+    #[serde(default)]
+    pub qemu_machine: Option<String>,
     pub doctests: Option<Ratio>,
     /// Sample modules whose `load` checks all passed, out of the modules
     /// the tests load (a module's `<module>@<variant>` tests count once).
@@ -57,6 +65,33 @@ pub fn rust_in_config(config: Option<&str>) -> String {
                 "no".to_string()
             }
         }
+    }
+}
+
+/// The kernel's toolchain from a defconfig: `LLVM (clang-22)` for
+/// `BR2_LINUX_KERNEL_RUST_LLVM="-22"`, else the external toolchain's gcc.
+pub fn kernel_toolchain(defconfig: &str) -> String {
+    let value = |key: &str| {
+        defconfig.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(key)
+                .and_then(|v| v.strip_prefix('='))
+                .map(|v| v.trim_matches('"').to_string())
+        })
+    };
+    match value("BR2_LINUX_KERNEL_RUST_LLVM").filter(|v| !v.is_empty()) {
+        Some(suffix) if suffix.starts_with('-') => format!("LLVM (clang{suffix})"),
+        Some(_) => "LLVM (clang)".to_string(),
+        None => defconfig
+            .lines()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("BR2_TOOLCHAIN_EXTERNAL_GCC_")?
+                    .strip_suffix("=y")
+            })
+            .map_or("gcc".to_string(), |v| {
+                format!("gcc {}", v.replace('_', "."))
+            }),
     }
 }
 
@@ -100,6 +135,8 @@ impl MatrixRow {
             return MatrixRow {
                 arch: arch.to_string(),
                 rust_kernel,
+                toolchain: None,
+                qemu_machine: None,
                 doctests: None,
                 samples_loaded: None,
                 sample_behaviour: None,
@@ -153,12 +190,25 @@ impl MatrixRow {
         MatrixRow {
             arch: arch.to_string(),
             rust_kernel,
+            toolchain: None,
+            qemu_machine: None,
             doctests,
             samples_loaded,
             sample_behaviour: (behaviour.total > 0 || !modules.is_empty()).then_some(behaviour),
             boot_time_s: result.boot_duration_s,
             skipped,
             result: result_word,
+        }
+    }
+}
+
+impl MatrixRow {
+    /// The row of an arch this tree does not test: its status as result.
+    pub fn other(arch: &OtherArch) -> MatrixRow {
+        MatrixRow {
+            result: arch.status.clone(),
+            rust_kernel: "-".to_string(),
+            ..MatrixRow::new(&arch.matrix_name, None, None)
         }
     }
 }
@@ -175,15 +225,18 @@ impl Matrix {
             "# Rust-for-Linux boot tests by architecture\n\n\
              Written by `rust-qemu-test matrix` from each arch's `results.json` and the kernel \
              `.config` of its build.\n\n\
-             | arch | kernel built with Rust | doctests pass/total | samples loaded | \
-             sample behaviour pass/total | boot time | skipped here | result |\n\
-             | --- | --- | --- | --- | --- | --- | --- | --- |\n",
+             | arch | kernel built with Rust | kernel toolchain | QEMU machine | \
+             doctests pass/total | samples loaded | sample behaviour pass/total | boot time | \
+             skipped here | result |\n\
+             | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n",
         );
         for row in &self.rows {
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 row.arch,
                 row.rust_kernel,
+                row.toolchain.as_deref().unwrap_or("-"),
+                row.qemu_machine.as_deref().unwrap_or("-"),
                 Ratio::show(row.doctests),
                 Ratio::show(row.samples_loaded),
                 Ratio::show(row.sample_behaviour),
@@ -283,18 +336,56 @@ ok 7 rust_platform@of # SKIP only on riscv64
         );
         assert_eq!(row.skipped, ["rust_platform@of"]);
         assert_eq!(row.result, "fail");
+        let row = MatrixRow {
+            toolchain: Some("gcc 12".into()),
+            qemu_machine: Some("pc".into()),
+            ..row
+        };
+        let other = OtherArch {
+            matrix_name: "ppc64le".into(),
+            status: "not supported by 6.12".into(),
+        };
         let md = Matrix {
-            rows: vec![row, MatrixRow::new("riscv64", None, None)],
+            rows: vec![
+                row,
+                MatrixRow::new("riscv64", None, None),
+                MatrixRow::other(&other),
+            ],
         }
         .markdown();
         assert!(
-            md.contains("| x86_64 | yes | 2/3 | 1/2 | 2/3 | 3.1 s | rust_platform@of | fail |"),
+            md.contains(
+                "| x86_64 | yes | gcc 12 | pc | 2/3 | 1/2 | 2/3 | 3.1 s | rust_platform@of | fail |"
+            ),
             "{md}"
         );
         assert!(
-            md.contains("| riscv64 | unknown | - | - | - | - | - | not run |"),
+            md.contains("| riscv64 | unknown | - | - | - | - | - | - | - | not run |"),
             "{md}"
         );
+        assert!(
+            md.contains("| ppc64le | - | - | - | - | - | - | - | - | not supported by 6.12 |"),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn toolchains() {
+        for (defconfig, toolchain) in [
+            (
+                "BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=\"-22\"\n",
+                "LLVM (clang-22)",
+            ),
+            ("BR2_LINUX_KERNEL_RUST_LLVM=\"1\"\n", "LLVM (clang)"),
+            (
+                "BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=\"\"\n",
+                "gcc 12",
+            ),
+            ("BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\n", "gcc 12"),
+            ("", "gcc"),
+        ] {
+            assert_eq!(kernel_toolchain(defconfig), toolchain, "{defconfig}");
+        }
     }
 
     #[test]

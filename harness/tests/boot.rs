@@ -31,7 +31,8 @@ fn all_pass_exits_0() {
     );
     run.check(run.elapsed < QUICK, "fast");
 
-    // QEMU got the table's command line, in the images directory.
+    // QEMU got the readme's command line with the harness's additions, in
+    // the images directory.
     let args = fx.qemu_args("qemu-system-x86_64");
     let append = format!(
         "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1 {}",
@@ -57,7 +58,7 @@ fn all_pass_exits_0() {
         "-snapshot",
     ];
     assert_eq!(args, expected);
-    let images = fx.output().join("qemu_x86_64_rust_defconfig/images");
+    let images = fx.images("x86_64");
     assert_eq!(
         fx.qemu_cwd("qemu-system-x86_64")
             .canonicalize()
@@ -306,7 +307,7 @@ fn qemu_error_is_reported_with_its_stderr() {
 
 #[test]
 fn missing_qemu_names_the_package() {
-    let fx = Fixture::new("no_qemu", &[("qemu_riscv64_rust_defconfig", "Image")]);
+    let fx = Fixture::new("no_qemu", &["riscv64"]);
     let run = fx.run(&["--arch", "riscv64"]);
     run.check(run.code == Some(2), "exit 2");
     run.check(
@@ -342,13 +343,7 @@ fn missing_image_names_the_make_command() {
 
 #[test]
 fn several_arches_add_up_and_write_the_matrix() {
-    let fx = Fixture::new(
-        "two_arches",
-        &[
-            ("qemu_x86_64_rust_defconfig", "bzImage"),
-            ("qemu_riscv64_rust_defconfig", "Image"),
-        ],
-    );
+    let fx = Fixture::new("two_arches", &["x86_64", "riscv64"]);
     fx.fake_qemu("qemu-system-x86_64", "all-pass.log", After::Exit);
     fx.fake_qemu("qemu-system-riscv64", "sample-fail.log", After::Exit);
     let config = fx
@@ -356,7 +351,14 @@ fn several_arches_add_up_and_write_the_matrix() {
         .join("qemu_x86_64_rust_defconfig/build/linux-custom");
     std::fs::create_dir_all(&config).expect("build dir");
     std::fs::write(config.join(".config"), "CONFIG_RUST=y\n").expect(".config");
-    let run = fx.run(&["--timeout-multiplier", "0.05"]);
+    let run = fx.run(&[
+        "--arch",
+        "x86_64",
+        "--arch",
+        "riscv64",
+        "--timeout-multiplier",
+        "0.05",
+    ]);
     run.check(run.code == Some(1), "worst of 0 and 1");
     run.check(
         run.last_line() == "29 passed, 1 failed",
@@ -367,11 +369,24 @@ fn several_arches_add_up_and_write_the_matrix() {
         "riscv64 line",
     );
     let md = fx.read("results/arch-matrix.md");
-    assert!(md.contains("| x86_64 | yes | 3/3 | 2/2 | 4/4 | "), "{md}");
     assert!(
-        md.contains("| riscv64 | unknown | 3/3 | 2/2 | 3/4 | "),
+        md.contains("| x86_64 | yes | gcc 12 | pc | 3/3 | 2/2 | 4/4 | "),
         "{md}"
     );
+    assert!(
+        md.contains("| riscv64 | unknown | LLVM (clang-22) | virt | 3/3 | 2/2 | 3/4 | "),
+        "{md}"
+    );
+    // Every arch of the table and every other arch of the matrix has a row.
+    let table = rust_qemu_test::arch_table::ArchTable::builtin().expect("table");
+    for name in table
+        .arches
+        .iter()
+        .map(|a| a.matrix_name())
+        .chain(table.others.iter().map(|o| o.matrix_name.as_str()))
+    {
+        assert!(md.contains(&format!("\n| {name} | ")), "{name}: {md}");
+    }
     let json: serde_json::Value =
         serde_json::from_str(&fx.read("results/arch-matrix.json")).expect("json");
     assert_eq!(json["rows"][0]["arch"], "x86_64");
@@ -389,7 +404,7 @@ fn several_arches_add_up_and_write_the_matrix() {
     out.check(out.code == Some(0), "matrix exits 0");
     out.check(
         out.stdout
-            .contains("| riscv64 | unknown | 3/3 | 2/2 | 3/4 | "),
+            .contains("| riscv64 | unknown | LLVM (clang-22) | virt | 3/3 | 2/2 | 3/4 | "),
         "table printed",
     );
 }
@@ -401,7 +416,7 @@ fn unknown_arch_is_a_usage_error() {
     run.check(run.code == Some(2), "exit 2");
     run.check(
         run.stderr
-            .contains("unknown arch 'arm64' (known: x86_64, riscv64)"),
+            .contains("unknown arch 'arm64' (known: x86_64, riscv64, "),
         "says so",
     );
 }

@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use rust_qemu_test::arch_table::{ArchSpec, ArchTable};
+use rust_qemu_test::board::BootCommand;
+
 /// A recorded console in tests/data.
 pub fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -33,23 +36,31 @@ pub struct Fixture {
 }
 
 impl Fixture {
-    /// A fresh scratch directory with the images of the given defconfigs.
-    pub fn new(name: &str, defconfigs: &[(&str, &str)]) -> Fixture {
+    /// A fresh scratch directory with the images of the given arches: the
+    /// files their board readme's QEMU command names.
+    pub fn new(name: &str, arches: &[&str]) -> Fixture {
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
         let _ = fs::remove_dir_all(&root);
         fs::create_dir_all(root.join("bin")).expect("bin dir");
-        for (defconfig, kernel) in defconfigs {
-            let images = root.join("output").join(defconfig).join("images");
+        let fixture = Fixture { root };
+        for arch in arches {
+            let images = fixture.images(arch);
             fs::create_dir_all(&images).expect("images dir");
-            fs::write(images.join(kernel), b"kernel").expect("kernel");
-            fs::write(images.join("rootfs.ext4"), b"rootfs").expect("rootfs");
+            for file in boot_command(arch).images {
+                fs::write(images.join(file), b"image").expect("image");
+            }
         }
-        Fixture { root }
+        fixture
     }
 
     /// The usual x86_64 fixture.
     pub fn x86(name: &str) -> Fixture {
-        Fixture::new(name, &[("qemu_x86_64_rust_defconfig", "bzImage")])
+        Fixture::new(name, &["x86_64"])
+    }
+
+    /// `output/<defconfig>/images` of `arch`.
+    pub fn images(&self, arch: &str) -> PathBuf {
+        arch_spec(arch).images_dir(&self.output())
     }
 
     pub fn bin(&self) -> PathBuf {
@@ -129,6 +140,21 @@ impl Fixture {
         serde_json::from_str(&self.read(&format!("results/{arch}/results.json")))
             .expect("results.json is JSON")
     }
+}
+
+/// The arch of the built-in table called `name`.
+pub fn arch_spec(name: &str) -> ArchSpec {
+    ArchTable::builtin()
+        .expect("table")
+        .get(name)
+        .expect("arch of the table")
+        .clone()
+}
+
+/// The QEMU command of `arch`'s board readme.
+pub fn boot_command(arch: &str) -> BootCommand {
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    arch_spec(arch).boot_command(&tree).expect("readme command")
 }
 
 /// The harness binary, with a clean environment for its QEMU lookup and

@@ -1,0 +1,305 @@
+//! An arch's QEMU command, read where the board documents it: the line of
+//! `board/qemu/*/readme.txt` tagged `# <defconfig>`, from which
+//! `board/qemu/post-image.sh` writes `images/start-qemu.sh`.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::HarnessError;
+
+/// The board readmes, relative to the tree.
+pub const BOARD_DIR: &str = "board/qemu";
+/// Where the readme's command takes the images from; QEMU runs in that
+/// directory, so the harness drops this prefix, as post-image.sh does.
+const IMAGES_PREFIX: &str = "output/images/";
+
+/// Options the harness adds to QEMU's command line, after the readme's,
+/// unless the readme has them: no display (the serial console on standard
+/// I/O), QEMU exits when the guest reboots or panics, the root filesystem
+/// image is never written.
+pub const QEMU_FIXED_ARGS: &[&str] = &["-nographic", "-no-reboot", "-snapshot"];
+
+/// A QEMU command of a board readme, to run in the images directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BootCommand {
+    /// The readme it comes from.
+    pub readme: PathBuf,
+    /// `qemu-system-<arch>`.
+    pub program: String,
+    /// Its arguments, with `output/images/` dropped.
+    pub args: Vec<String>,
+    /// The files of `images/` it names (kernel, root filesystem, DTB...).
+    pub images: Vec<String>,
+}
+
+impl BootCommand {
+    /// The command tagged `# <defconfig>` in `<tree>/board/qemu/*/readme.txt`
+    /// (exactly one line of one readme).
+    pub fn find(tree: &Path, defconfig: &str) -> Result<BootCommand, HarnessError> {
+        let board = tree.join(BOARD_DIR);
+        let error = |message: String| HarnessError::BoardCommand {
+            defconfig: defconfig.to_string(),
+            message,
+        };
+        let mut found: Vec<(PathBuf, String)> = Vec::new();
+        for readme in readmes(&board)? {
+            let text = std::fs::read_to_string(&readme).map_err(|source| HarnessError::Read {
+                path: readme.clone(),
+                source,
+            })?;
+            found.extend(
+                text.lines()
+                    .filter_map(|line| tagged_command(line, defconfig))
+                    .map(|cmd| (readme.clone(), cmd.to_string())),
+            );
+        }
+        match found.as_slice() {
+            [(readme, line)] => BootCommand::parse(line, readme)
+                .map_err(|m| error(format!("{}: {m}", readme.display()))),
+            [] => Err(error(format!(
+                "no line `qemu-system-... # {defconfig}` in {}/*/readme.txt",
+                board.display()
+            ))),
+            _ => Err(error(format!(
+                "{} lines tagged `# {defconfig}` in {}/*/readme.txt, not one",
+                found.len(),
+                board.display()
+            ))),
+        }
+    }
+
+    /// A readme command (without its tag); `readme` names it.
+    pub fn parse(line: &str, readme: &Path) -> Result<BootCommand, String> {
+        let mut words = split_words(line)?.into_iter();
+        let program = words.next().ok_or("empty command")?;
+        let mut images = Vec::new();
+        let args: Vec<String> = words
+            .map(|word| {
+                images.extend(image_files(&word));
+                word.replace(IMAGES_PREFIX, "")
+            })
+            .collect();
+        let command = BootCommand {
+            readme: readme.to_path_buf(),
+            program,
+            args,
+            images,
+        };
+        if command.machine().is_none() {
+            return Err("the command has no -M <machine>".into());
+        }
+        if command.value_of(&["-kernel"]).is_none() {
+            return Err("the command has no -kernel <image>".into());
+        }
+        Ok(command)
+    }
+
+    fn value_of(&self, options: &[&str]) -> Option<&str> {
+        let at = self
+            .args
+            .iter()
+            .position(|a| options.contains(&a.as_str()))?;
+        self.args.get(at + 1).map(String::as_str)
+    }
+
+    /// The machine given with `-M`.
+    pub fn machine(&self) -> Option<&str> {
+        self.value_of(&["-M", "-machine"])
+    }
+
+    /// The kernel command line given with `-append`.
+    pub fn cmdline(&self) -> Option<&str> {
+        self.value_of(&["-append"])
+    }
+
+    /// QEMU's arguments as the harness runs it: the readme's, with `extra`
+    /// appended to the kernel command line, then those of
+    /// [`QEMU_FIXED_ARGS`] it lacks, then `qemu_extra`.
+    pub fn qemu_args(&self, extra_cmdline: &str, qemu_extra: &[String]) -> Vec<String> {
+        let mut args = self.args.clone();
+        match args.iter().position(|a| a == "-append") {
+            Some(at) if at + 1 < args.len() => {
+                let cmdline = &mut args[at + 1];
+                cmdline.push(' ');
+                cmdline.push_str(extra_cmdline);
+            }
+            _ => args.extend(["-append".to_string(), extra_cmdline.to_string()]),
+        }
+        for fixed in QEMU_FIXED_ARGS {
+            if !args.iter().any(|a| a == fixed) {
+                args.push(fixed.to_string());
+            }
+        }
+        args.extend(qemu_extra.iter().cloned());
+        args
+    }
+}
+
+/// `<board>/*/readme.txt`, sorted.
+fn readmes(board: &Path) -> Result<Vec<PathBuf>, HarnessError> {
+    let entries = std::fs::read_dir(board).map_err(|source| HarnessError::Read {
+        path: board.to_path_buf(),
+        source,
+    })?;
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("readme.txt"))
+        .filter(|p| p.is_file())
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// The command of a readme line `qemu-system-... # <defconfig>`.
+fn tagged_command<'a>(line: &'a str, defconfig: &str) -> Option<&'a str> {
+    let command = line
+        .trim_end()
+        .strip_suffix(defconfig)?
+        .strip_suffix(" # ")?
+        .trim_start();
+    command.starts_with("qemu-system-").then_some(command)
+}
+
+/// The `images/` files a word names (`output/images/<file>` up to a `,`).
+fn image_files(word: &str) -> Vec<String> {
+    word.split(IMAGES_PREFIX)
+        .skip(1)
+        .filter_map(|rest| rest.split(',').next())
+        .filter(|file| !file.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Splits a command line into words as the shell does for plain words,
+/// `'...'` and `"..."` (no expansions).
+fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => words.extend(word.take()),
+            '\'' | '"' => {
+                let quoted = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some(other) => quoted.push(other),
+                        None => return Err(format!("unterminated {c} in the command")),
+                    }
+                }
+            }
+            other => word.get_or_insert_with(String::new).push(other),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const X86: &str = "qemu-system-x86_64 -M pc -cpu max -m 512 -kernel output/images/bzImage \
+        -drive file=output/images/rootfs.ext4,if=virtio,format=raw \
+        -append \"root=/dev/vda rw console=ttyS0\" -nographic";
+
+    #[test]
+    fn words() {
+        assert_eq!(
+            split_words("a  'b c' \"d 'e'\" f\"g h\"").expect("words"),
+            ["a", "b c", "d 'e'", "fg h"]
+        );
+        assert!(split_words("a \"b").is_err());
+    }
+
+    #[test]
+    fn tags() {
+        let line = format!("  {X86} # qemu_x86_64_rust_defconfig");
+        assert_eq!(
+            tagged_command(&line, "qemu_x86_64_rust_defconfig"),
+            Some(X86)
+        );
+        assert_eq!(tagged_command(&line, "x86_64_rust_defconfig"), None);
+        assert_eq!(
+            tagged_command(
+                "see # qemu_x86_64_rust_defconfig",
+                "qemu_x86_64_rust_defconfig"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn parses_a_readme_command() {
+        let cmd = BootCommand::parse(X86, Path::new("readme.txt")).expect("parses");
+        assert_eq!(cmd.program, "qemu-system-x86_64");
+        assert_eq!(cmd.machine(), Some("pc"));
+        assert_eq!(cmd.cmdline(), Some("root=/dev/vda rw console=ttyS0"));
+        assert_eq!(cmd.images, ["bzImage", "rootfs.ext4"]);
+        assert!(cmd.args.iter().all(|a| !a.contains("output/images")));
+        for (bad, why) in [
+            ("qemu-system-x86_64 -kernel Image", "-M"),
+            ("qemu-system-x86_64 -M pc", "-kernel"),
+            ("qemu-system-x86_64 -M pc -append \"x", "unterminated"),
+        ] {
+            let err = BootCommand::parse(bad, Path::new("r")).expect_err(why);
+            assert!(err.contains(why), "{why}: {err}");
+        }
+    }
+
+    #[test]
+    fn harness_additions() {
+        let cmd = BootCommand::parse(X86, Path::new("readme.txt")).expect("parses");
+        let args = cmd.qemu_args("rusttest", &["-s".to_string()]);
+        assert_eq!(
+            args.join(" "),
+            "-M pc -cpu max -m 512 -kernel bzImage \
+             -drive file=rootfs.ext4,if=virtio,format=raw \
+             -append root=/dev/vda rw console=ttyS0 rusttest -nographic -no-reboot -snapshot -s"
+        );
+        let bare = BootCommand::parse(
+            "qemu-system-aarch64 -M virt -kernel output/images/Image",
+            Path::new("r"),
+        )
+        .expect("parses");
+        assert_eq!(
+            bare.qemu_args("rusttest", &[]),
+            [
+                "-M",
+                "virt",
+                "-kernel",
+                "Image",
+                "-append",
+                "rusttest",
+                "-nographic",
+                "-no-reboot",
+                "-snapshot"
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_the_tagged_readme() {
+        let tree =
+            std::env::temp_dir().join(format!("rust-qemu-test-board-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tree);
+        for (arch, text) in [
+            ("a", format!("Run:\n  {X86} # one_defconfig\n")),
+            (
+                "b",
+                format!("{X86} # two_defconfig\n{X86} # two_defconfig\n"),
+            ),
+        ] {
+            let dir = tree.join(BOARD_DIR).join(arch);
+            std::fs::create_dir_all(&dir).expect("dir");
+            std::fs::write(dir.join("readme.txt"), text).expect("readme");
+        }
+        let cmd = BootCommand::find(&tree, "one_defconfig").expect("found");
+        assert!(cmd.readme.ends_with("a/readme.txt"));
+        for (defconfig, why) in [("two_defconfig", "2 lines"), ("no_defconfig", "no line")] {
+            let err = BootCommand::find(&tree, defconfig).expect_err(why);
+            assert!(err.to_string().contains(why), "{err}");
+        }
+        let _ = std::fs::remove_dir_all(&tree);
+    }
+}
