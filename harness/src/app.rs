@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::arch_table::{ArchSpec, ArchTable};
 use crate::board::BootCommand;
-use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs};
+use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
 use crate::error::HarnessError;
 use crate::junit;
 use crate::ktap::Counts;
@@ -46,6 +46,11 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
         Command::Run(args) => run(&table, &tree, &manifest()?, args),
         Command::Parse(args) => parse(&table, &manifest()?, args),
         Command::Matrix(args) => matrix(&table, &tree, args),
+        Command::List => {
+            print!("{}", list(&table));
+            Ok(0)
+        }
+        Command::Summary(args) => summary(&table, args),
     }
 }
 
@@ -476,6 +481,37 @@ fn matrix(table: &ArchTable, tree: &Path, args: &MatrixArgs) -> Result<u8, Harne
     Ok(0)
 }
 
+/// `<arch> <defconfig>` lines.
+fn list(table: &ArchTable) -> String {
+    table
+        .arches
+        .iter()
+        .map(|a| format!("{} {}\n", a.name, a.defconfig))
+        .collect()
+}
+
+/// The counts of the arches' results.json files; an arch without a
+/// readable one counts as one failure.
+fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
+    let layout = Layout::resolve(&args.dirs);
+    let mut total = Counts::default();
+    for spec in table.select(&args.arch)? {
+        let path = layout.results.join(&spec.name).join("results.json");
+        match ArchResult::read_json(&path) {
+            Ok(result) => total += result.counts,
+            Err(error) => {
+                eprintln!("rust-qemu-test: {}: no results: {error}", spec.name);
+                total.failed += 1;
+            }
+        }
+    }
+    println!(
+        "passed {} failed {} skipped {}",
+        total.passed, total.failed, total.skipped
+    );
+    Ok(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,6 +524,17 @@ mod tests {
         assert_eq!(
             stderr_tail(&many),
             Some("l5 | l6 | l7 | l8 | l9".to_string())
+        );
+    }
+
+    #[test]
+    fn lists_the_table() {
+        let table = ArchTable::builtin().expect("table");
+        let text = list(&table);
+        assert_eq!(text.lines().count(), table.arches.len());
+        assert!(
+            text.starts_with("x86_64 qemu_x86_64_rust_defconfig\n"),
+            "{text}"
         );
     }
 

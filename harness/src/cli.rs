@@ -37,6 +37,12 @@ pub enum Command {
     Matrix(MatrixArgs),
     /// Re-parse a recorded console.log offline (same report and exit status).
     Parse(ParseArgs),
+    /// Print the arch table: one `<arch> <defconfig>` line per arch.
+    List,
+    /// Print the counts of the per-arch results.json files, as one line
+    /// `passed N failed N skipped N` (an arch without results counts as one
+    /// failure).
+    Summary(SummaryArgs),
 }
 
 /// Where the images are and where results go.
@@ -77,6 +83,15 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
     /// Arch to include (repeatable) [default: every arch in the table]
+    #[arg(long = "arch", value_name = "ARCH")]
+    pub arch: Vec<String>,
+    #[command(flatten)]
+    pub dirs: Dirs,
+}
+
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// Arch to count (repeatable) [default: every arch in the table]
     #[arg(long = "arch", value_name = "ARCH")]
     pub arch: Vec<String>,
     #[command(flatten)]
@@ -168,5 +183,10 @@ mod tests {
             .expect("parses");
         assert_eq!(cli.arches, Some(PathBuf::from("t.toml")));
         assert!(matches!(cli.command, Command::Matrix(_)));
+        let cli =
+            Cli::try_parse_from(["rust-qemu-test", "summary", "--arch", "x86_64"]).expect("parses");
+        assert!(matches!(cli.command, Command::Summary(ref s) if s.arch == ["x86_64"]));
+        let cli = Cli::try_parse_from(["rust-qemu-test", "list"]).expect("parses");
+        assert!(matches!(cli.command, Command::List));
     }
 }

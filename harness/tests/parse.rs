@@ -118,6 +118,46 @@ fn writes_results_when_asked() {
 }
 
 #[test]
+fn summary_counts_the_results_files() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("summary_results");
+    let _ = std::fs::remove_dir_all(&dir);
+    let results = dir.to_str().expect("utf-8 path");
+    for (console, arch) in [("all-pass.log", "x86_64"), ("sample-fail.log", "riscv64")] {
+        let run = parse(console, &["--arch", arch, "--results-dir", results]);
+        run.check(run.code.is_some(), "parsed");
+    }
+    let summary = |arches: &[&str]| {
+        let mut command = harness();
+        command.arg("summary").arg("--results-dir").arg(&dir);
+        for arch in arches {
+            command.arg("--arch").arg(arch);
+        }
+        Run::of(command)
+    };
+    let run = summary(&["x86_64", "riscv64"]);
+    run.check(run.code == Some(0), "exit 0");
+    run.check(run.stdout == "passed 29 failed 1 skipped 0\n", "counts");
+    // An arch without results.json is a failure.
+    let run = summary(&["x86_64", "aarch64"]);
+    run.check(run.stdout == "passed 15 failed 1 skipped 0\n", "counts");
+    run.check(run.stderr.contains("aarch64: no results"), "says which");
+}
+
+#[test]
+fn list_prints_arch_and_defconfig() {
+    let mut command = harness();
+    command.arg("list");
+    let run = Run::of(command);
+    run.check(run.code == Some(0), "exit 0");
+    run.check(
+        run.stdout
+            .lines()
+            .any(|l| l == "riscv64 qemu_riscv64_rust_defconfig"),
+        "riscv64 line",
+    );
+}
+
+#[test]
 fn missing_console_file_is_an_error() {
     let mut command = harness();
     command.arg("parse").arg("/nonexistent/console.log");
