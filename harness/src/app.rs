@@ -112,15 +112,17 @@ fn run(
     manifest: &Manifest,
     args: &RunArgs,
 ) -> Result<u8, HarnessError> {
-    if !(args.timeout_multiplier.is_finite() && args.timeout_multiplier > 0.0) {
-        return Err(HarnessError::Multiplier(args.timeout_multiplier));
-    }
     let arches = table.select(&args.arch)?;
+    // Every arch's command first: an error in the tree stops before any boot.
+    let boots = arches
+        .iter()
+        .map(|spec| spec.boot_command(tree))
+        .collect::<Result<Vec<_>, _>>()?;
     let layout = Layout::resolve(&args.dirs);
     let mut total = Counts::default();
     let mut worst = 0;
-    for spec in &arches {
-        let result = run_arch(spec, tree, manifest, &layout, args)?;
+    for (spec, boot) in arches.iter().zip(&boots) {
+        let result = run_arch(spec, boot, manifest, &layout, args)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
     }
@@ -186,7 +188,7 @@ fn stderr_tail(stderr: &str) -> Option<String> {
 
 fn run_arch(
     spec: &ArchSpec,
-    tree: &Path,
+    boot: &BootCommand,
     manifest: &Manifest,
     layout: &Layout,
     args: &RunArgs,
@@ -210,8 +212,7 @@ fn run_arch(
     result.durations_from = Some("host clock".to_string());
 
     let images = spec.images_dir(&layout.output);
-    let boot = spec.boot_command(tree)?;
-    let program = match preflight(spec, &boot, &images, args.qemu_binary_dir.as_deref()) {
+    let program = match preflight(spec, boot, &images, args.qemu_binary_dir.as_deref()) {
         Ok(program) => program,
         Err(failure) => {
             result.set_infra(failure);

@@ -40,6 +40,4 @@ pub enum HarnessError {
         program: String,
         source: std::io::Error,
     },
-    #[error("--timeout-multiplier must be a positive number, not {0}")]
-    Multiplier(f64),
 }

@@ -420,3 +420,32 @@ fn unknown_arch_is_a_usage_error() {
         "says so",
     );
 }
+
+#[test]
+fn a_board_readme_without_the_tagged_command_is_an_error() {
+    let fx = Fixture::x86("no_readme_line");
+    fx.fake_qemu("qemu-system-x86_64", "all-pass.log", After::Exit);
+    let tree = fx.root.join("tree");
+    let board = tree.join("board/qemu/x86_64");
+    std::fs::create_dir_all(&board).expect("board dir");
+    std::fs::write(
+        board.join("readme.txt"),
+        "Run the emulation with: nothing\n",
+    )
+    .expect("readme");
+    let mut args = NORMAL.to_vec();
+    args.extend(["--tree", tree.to_str().expect("utf-8 path")]);
+    let run = fx.run(&args);
+    run.check(run.code == Some(2), "exit 2");
+    run.check(
+        run.stderr.contains(
+            "the QEMU command of qemu_x86_64_rust_defconfig: \
+             no line `qemu-system-... # qemu_x86_64_rust_defconfig` in ",
+        ),
+        "names the defconfig and the readmes",
+    );
+    run.check(
+        !fx.root.join("qemu-system-x86_64.args").exists(),
+        "nothing booted",
+    );
+}

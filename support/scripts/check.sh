@@ -69,6 +69,7 @@ for d in $defconfigs; do
 done
 first_arch=${2:-}
 if [ $# -gt 0 ]; then
+	rm -f output/tests/*/results.json
 	{
 		rc=0
 		harness run "$@" || rc=$?
