@@ -3,6 +3,7 @@
 #  - apt: bookworm-backports, deb-src lines (offline sources), packages
 #  - bindgen-cli (crates.io) into the cache
 #  - Buildroot, pinned, cloned from upstream into the cache
+#  - the sysroot packages of toolchain/debian-cross.debs into the cache
 #  - with OFFLINE=1: package sources from Debian's archive (offline/)
 # Usage: support/setup-host.sh   (environment: RUST_QEMU_CACHE, OFFLINE)
 set -eu
@@ -19,13 +20,15 @@ die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
 	say "warning: this is not Debian 12 ($(cat /etc/debian_version)); continuing"
 
 # --- apt sources and packages
-packages=$(sed -e 's/#.*//' "$top/support/debian-packages.txt")
+list=$top/support/debian-packages.txt
+packages=$(sed -e '/# qemu$/d' -e 's/#.*//' "$list")
 # qemu-system must come from the suite qemu-utils came from (versions match).
 qemu_suite=bookworm
 case $(dpkg-query -W -f '${Version}' qemu-utils 2>/dev/null || true) in
 *bpo12*) qemu_suite=bookworm-backports ;;
 esac
-qemu_pkgs="qemu-system-x86 qemu-system-misc"
+qemu_pkgs=$(sed -n 's/ *# qemu$//p' "$list")
+# later QEMU packages split qemu-system-riscv out of qemu-system-misc
 [ "$qemu_suite" = bookworm-backports ] && qemu_pkgs="$qemu_pkgs qemu-system-riscv"
 
 missing=
@@ -72,6 +75,11 @@ if [ ! -f "$br/Makefile" ]; then
 fi
 [ "$(git -C "$br" describe --tags --exact-match 2>/dev/null)" = "$BUILDROOT_VERSION" ] ||
 	die "$br is not Buildroot $BUILDROOT_VERSION: remove it and run again"
+
+# --- target packages of the clang-built toolchains (toolchain/debian-cross.debs)
+say "sysroot packages of toolchain/debian-cross.debs in $cache/debian-cross"
+"$top/toolchain/fetch-debs.sh" "$cache" ||
+	die "could not download the packages of toolchain/debian-cross.debs from Debian's archive"
 
 # --- offline package sources
 if [ "$OFFLINE" = 1 ]; then

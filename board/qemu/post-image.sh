@@ -2,8 +2,8 @@
 # Generate images/start-qemu.sh from the line of board/qemu/*/readme.txt
 # tagged "# <defconfig>", as Buildroot's own board/qemu does. If that line
 # has "-dtb output/images/<name>.dtb", also generate the DTB: QEMU's own
-# device tree for that command line with the overlay <name>.dtso (next to
-# the readme) applied.
+# device tree for that command line with the overlay common/<name>.dtso
+# applied.
 # Arguments (BR2_ROOTFS_POST_SCRIPT_ARGS): $1 images dir, $2 the defconfig.
 set -eu
 
@@ -28,7 +28,7 @@ if [ -n "$dtb" ]; then
 	dump=$(printf '%s\n' "$cmd" | sed -e "s| -dtb output/images/$dtb.dtb||" \
 		-e "s|output/images/|$BINARIES_DIR/|g")
 	eval "$dump -machine dumpdtb=$BINARIES_DIR/$dtb-base.dtb" >/dev/null
-	dtc -q -I dts -O dtb -o "$BINARIES_DIR/$dtb.dtbo" "$(dirname "$readme")/$dtb.dtso"
+	dtc -q -I dts -O dtb -o "$BINARIES_DIR/$dtb.dtbo" "$board_dir/common/$dtb.dtso"
 	fdtoverlay -i "$BINARIES_DIR/$dtb-base.dtb" -o "$BINARIES_DIR/$dtb.dtb" \
 		"$BINARIES_DIR/$dtb.dtbo"
 	rm "$BINARIES_DIR/$dtb-base.dtb" "$BINARIES_DIR/$dtb.dtbo"

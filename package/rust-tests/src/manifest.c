@@ -104,3 +104,15 @@ void manifest_free(struct manifest *m)
 	m->checks = NULL;
 	m->count = 0;
 }
+
+bool machine_listed(const char *list, const char *machine)
+{
+	size_t n = strlen(machine);
+
+	for (const char *p = list; *p; p += strcspn(p, ",")) {
+		p += *p == ',';
+		if (strncmp(p, machine, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}

@@ -3,6 +3,7 @@
 #ifndef MANIFEST_H
 #define MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum action {
@@ -18,7 +19,7 @@ enum action {
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
 	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
-	ACTION_ARCH,	/* arch NAME (first in its test): only on that `uname -m`, else SKIP */
+	ACTION_ARCH,	/* arch M[,M...] (first in its test): only on those `uname -m`, else SKIP */
 };
 
 struct check {
@@ -43,5 +44,7 @@ void manifest_free(struct manifest *m);
 const char *action_name(enum action a);
 /* A subtest name for a check: "dmesg: TEXT", "load", ... */
 const char *check_name(const struct check *c);
+/* Whether machine is one of list's comma-separated names ("arch" action). */
+bool machine_listed(const char *list, const char *machine);
 
 #endif

@@ -116,11 +116,11 @@ static bool read_file(const char *path, char *buf, size_t size)
 }
 
 /* Whether `uname -m` is machine. */
-static bool on_machine(const char *machine)
+static bool on_machine(const char *list)
 {
 	struct utsname u;
 
-	return uname(&u) == 0 && strcmp(u.machine, machine) == 0;
+	return uname(&u) == 0 && machine_listed(list, u.machine);
 }
 
 /* The path of module's .ko, from modules.dep of the running kernel. */

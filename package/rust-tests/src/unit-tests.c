@@ -37,6 +37,10 @@ static void test_manifest_lines(void)
 	EXPECT(manifest_parse_line("m@dt arch riscv64\n", &c) == 0);
 	EXPECT(c.action == ACTION_ARCH && strcmp(c.arg, "riscv64") == 0);
 	EXPECT(manifest_parse_line("m@dt arch\n", &c) == -1);
+	EXPECT(manifest_parse_line("m@dt arch riscv64,aarch64\n", &c) == 0);
+	EXPECT(machine_listed(c.arg, "riscv64") && machine_listed(c.arg, "aarch64"));
+	EXPECT(!machine_listed(c.arg, "x86_64") && !machine_listed(c.arg, "aarch6"));
+	EXPECT(!machine_listed(c.arg, "riscv") && !machine_listed("", "riscv64"));
 	EXPECT(manifest_parse_line("m frobnicate x\n", &c) == -1);
 	EXPECT(manifest_parse_line("lonely\n", &c) == -1);
 }
