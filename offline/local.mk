@@ -17,6 +17,9 @@ ifeq ($(RUST_QEMU_OFFLINE_SRC),)
 $(error offline/local.mk: RUST_QEMU_OFFLINE_SRC is not set: pass RUST_QEMU_OFFLINE_SRC=<cache>/src, after running offline/provision.sh <cache>)
 endif
 
+# This directory (offline/): its sources.tsv and patches/.
+RUST_QEMU_OFFLINE_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+
 # Source trees unpacked from Debian's .orig tarballs (offline/sources.tsv,
 # mode 'override'). An override skips Buildroot's extract and patch steps:
 # provision.sh applied the patches that fit.
@@ -69,6 +72,46 @@ define HOST_FAKEROOT_INSTALL_CMDS
 	mkdir -p $(HOST_DIR)/bin
 	ln -sf /usr/bin/fakeroot $(HOST_DIR)/bin/fakeroot
 endef
+
+# legal-info, for a package of sources.tsv in mode 'override' (Debian's
+# source) or 'host' (a Debian binary package replaces it):
+# - its license files are checked against this layer's hash file only,
+#   patches/<package>/<name>.hash, calculated from Debian's files
+#   (provision.sh checks the prepared sources against it): Buildroot's
+#   .hash describes another version, and check-hash fails on a wrong hash
+#   in any of a package's hash files (zlib 1.3.1's LICENSE is not 1.3.2's);
+# - the manifest names the Debian version, .orig and pool directory it
+#   comes from, not Buildroot's version and upstream tarball;
+# - a 'host' package's license file is the copyright file of the binary
+#   package, which provision.sh copies next to its README (taken from
+#   there when legal-info runs: older outputs have none in their build
+#   dir).
+# sources.tsv rows as <package>|<mode>|<Debian version>|<.orig>|<pool dir>
+RUST_QEMU_OFFLINE_LEGAL_ROWS := $(shell awk -F'\t' '$$6 == "override" || $$6 == "host" { \
+	p = substr($$4, 1, $$4 ~ /^lib/ ? 4 : 1); \
+	print $$1 "|" $$6 "|" $$5 "|" $$7 "|https://deb.debian.org/debian/pool/main/" p "/" $$4 }' \
+	$(RUST_QEMU_OFFLINE_DIR)/sources.tsv)
+
+define RUST_QEMU_OFFLINE_COPYRIGHT
+	cp $($(PKG)_OVERRIDE_SRCDIR)/copyright $($(PKG)_DIR)/copyright
+endef
+
+# rust-qemu-offline-legal PREFIX,FIELDS: the settings above for the
+# package PREFIX (HOST_LIBZLIB) of the row FIELDS (as listed above)
+define rust-qemu-offline-legal
+override $(1)_HASH_FILES = $(RUST_QEMU_OFFLINE_DIR)/patches/$(word 1,$(2))/$(patsubst host-%,%,$(word 1,$(2))).hash
+override $(1)_DL_VERSION = $(word 3,$(2))
+override $(1)_ACTUAL_SOURCE_SITE = $(word 5,$(2))
+ifeq ($(word 2,$(2)),host)
+override $(1)_ACTUAL_SOURCE_TARBALL = not built: a Debian binary package
+override $(1)_LICENSE_FILES = copyright
+$(1)_PRE_LEGAL_INFO_HOOKS += RUST_QEMU_OFFLINE_COPYRIGHT
+else
+override $(1)_ACTUAL_SOURCE_TARBALL = $(word 4,$(2))
+endif
+endef
+$(foreach r,$(RUST_QEMU_OFFLINE_LEGAL_ROWS),\
+	$(eval $(call rust-qemu-offline-legal,$(call UPPERCASE,$(firstword $(subst |, ,$(r)))),$(subst |, ,$(r)))))
 
 # file:// sites are files on this machine, not the network: keep them
 # usable with BR2_PRIMARY_SITE_ONLY (the kernel's custom tarball).

@@ -106,6 +106,25 @@ patch_list() {
 	esac
 }
 
+# check_licenses PACKAGE DIR: DIR's license files match PACKAGE's hash
+# file in this layer, patches/<package>/<name>.hash, which legal-info
+# uses instead of Buildroot's (local.mk). Every 'override' and 'host'
+# package has one. Prints the first mismatch and fails.
+check_licenses() {
+	hashfile=$here/patches/$1/${1#host-}.hash
+	[ -f "$hashfile" ] || { echo "no $hashfile (its license files' hashes, for legal-info)"; return 1; }
+	n=0
+	while read -r algo h f; do
+		case $algo in '#'* | '') continue ;; esac
+		got=missing
+		[ -f "$2/$f" ] && got=$(sha256 "$2/$f")
+		[ "$algo $got" = "sha256 $h" ] ||
+			{ echo "$2/$f: sha256 $got, but $hashfile has: $algo $h (check the license, then update the hash file)"; return 1; }
+		n=$((n + 1))
+	done <"$hashfile"
+	[ "$n" -gt 0 ] || { echo "$hashfile lists no license file"; return 1; }
+}
+
 n_exact=0 n_override=0
 while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; do
 	case $pkg in '#'* | '') continue ;; esac
@@ -140,6 +159,7 @@ while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; d
 		dest=$cache/src/$pkg
 		stamp=$cache/src/.$pkg.stamp
 		if [ -d "$dest" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$key" ]; then
+			msg=$(check_licenses "$pkg" "$dest") || die "$pkg: $msg"
 			n_override=$((n_override + 1))
 			continue
 		fi
@@ -155,6 +175,7 @@ while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; d
 				die "$pkg: $p does not apply to Debian's $dsrc $dver"
 			}
 		done
+		msg=$(check_licenses "$pkg" "$work") || die "$pkg: $msg"
 		rm -rf "$dest"
 		mv "$work" "$dest"
 		printf '%s\n' "$key" >"$stamp"
@@ -162,13 +183,20 @@ while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; d
 		n_override=$((n_override + 1))
 		;;
 	host)
-		# Replaced by the same-named program of Debian's binary package
-		# debian_source (local.mk); the empty source dir keeps Buildroot's
-		# override machinery happy.
-		command -v "$dsrc" >/dev/null || die "$pkg: '$dsrc' not found: apt-get install $dsrc"
-		mkdir -p "$cache/src/$pkg"
-		printf '%s\n' "Empty on purpose: Buildroot's $pkg is replaced by Debian's $(command -v "$dsrc") (offline/local.mk)." \
-			>"$cache/src/$pkg/README"
+		# Replaced by the same-named program of a Debian binary package
+		# (local.mk); the source dir keeps Buildroot's override machinery
+		# happy and holds what legal-info saves: a README and the binary
+		# package's copyright file (the package's license file).
+		prog=$(command -v "$dsrc") || die "$pkg: '$dsrc' not found: apt-get install $dsrc"
+		bin=$(dpkg-query -S "$(readlink -f "$prog")" 2>/dev/null | sed -n '1s/:.*//p')
+		bin=${bin:-$dsrc}
+		dest=$cache/src/$pkg
+		mkdir -p "$dest"
+		printf '%s\n' "No source on purpose: Buildroot's $pkg is not built; Debian's $prog" \
+			"(binary package $bin $(dpkg-query -W -f '${Version}' "$bin" 2>/dev/null)) replaces it (offline/local.mk)." \
+			"copyright: that package's /usr/share/doc/$bin/copyright." >"$dest/README"
+		cp "/usr/share/doc/$bin/copyright" "$dest/copyright" 2>/dev/null || rm -f "$dest/copyright"
+		msg=$(check_licenses "$pkg" "$dest") || warn "$pkg: $msg: legal-info will fail"
 		;;
 	local)
 		[ -f "$orig" ] || die "$pkg: $orig is missing (Debian binary package; support/setup-host.sh installs it)"
