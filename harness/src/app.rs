@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::arch_table::{ArchSpec, ArchTable};
-use crate::board::BootCommand;
+use crate::board::{BootCommand, Launcher};
 use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
 use crate::error::HarnessError;
 use crate::junit;
@@ -142,7 +142,12 @@ fn preflight(
     images: &Path,
     qemu_dir: Option<&Path>,
 ) -> Result<PathBuf, InfraFailure> {
-    let Some(program) = qemu::find_program(&command.program, qemu_dir) else {
+    // A UML kernel is one of the images, checked below.
+    let found = match command.launcher {
+        Launcher::Qemu => qemu::find_program(&command.program, qemu_dir),
+        Launcher::Uml => Some(images.join(&command.program)),
+    };
+    let Some(program) = found else {
         let place = match qemu_dir {
             Some(dir) => format!("in {}", dir.display()),
             None => "in PATH".to_string(),
@@ -199,8 +204,14 @@ fn run_arch(
     create_dir(&dir)?;
     let console_path = dir.join("console.log");
     // The files of an earlier run must not pass for this one's.
-    for old in [&console_path, &dir.join("results.json")] {
-        remove_file(old)?;
+    // A UML boot's copy-on-write files start empty, as QEMU's -snapshot.
+    let cows = crate::board::uml_cow_files(&boot.args);
+    let cow_paths = cows.iter().filter_map(|cow| Path::new(cow).file_name());
+    for old in [console_path.clone(), dir.join("results.json")]
+        .into_iter()
+        .chain(cow_paths.map(|name| dir.join(name)))
+    {
+        remove_file(&old)?;
     }
 
     let mut result = ArchResult::new(arch, "qemu");
@@ -225,9 +236,10 @@ fn run_arch(
     result.qemu_version = qemu::qemu_version(&program);
     let command = QemuCommand {
         program,
-        args: boot.qemu_args(
+        args: boot.launch_args(
             &ArchSpec::cmdline_extra(&args.kernel_args),
             &args.qemu_extra,
+            &dir,
         ),
         cwd: images,
     };
@@ -443,7 +455,7 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
     let machine = spec.boot_command(tree).ok();
     Ok(MatrixRow {
         toolchain: defconfig.as_deref().map(kernel_toolchain),
-        qemu_machine: machine.and_then(|m| m.machine().map(str::to_string)),
+        qemu_machine: machine.and_then(|m| m.platform()),
         ..MatrixRow::new(spec.matrix_name(), result.as_ref(), config.as_deref())
     })
 }

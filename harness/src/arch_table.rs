@@ -218,6 +218,7 @@ impl ArchTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Launcher;
 
     fn builtin() -> ArchTable {
         ArchTable::builtin().expect("built-in table parses")
@@ -236,20 +237,28 @@ mod tests {
         for arch in &table.arches {
             assert!(arch.defconfig_file(&tree()).is_file(), "{}", arch.defconfig);
             let cmd = arch.boot_command(&tree()).expect("readme command");
-            assert!(cmd.program.starts_with("qemu-system-"), "{}", cmd.program);
             assert!(cmd.images.len() >= 2, "{}: {:?}", arch.name, cmd.images);
-            let args = cmd.qemu_args(&ArchSpec::cmdline_extra(&["rusttest=quick".into()]), &[]);
-            let append = args.iter().position(|a| a == "-append").expect("-append");
-            let readme_cmdline = cmd.cmdline().expect("the readme sets a command line");
-            assert_eq!(
-                args[append + 1],
-                format!("{readme_cmdline} {CMDLINE_EXTRA} {CMDLINE_BUILTIN_PARAMS} rusttest=quick")
-            );
-            for fixed in crate::board::QEMU_FIXED_ARGS {
-                assert_eq!(args.iter().filter(|a| a == fixed).count(), 1, "{fixed}");
-            }
+            let extra = ArchSpec::cmdline_extra(&["rusttest=quick".into()]);
+            let args = cmd.launch_args(&extra, &[], Path::new("/scratch"));
             assert!(args.iter().all(|a| !a.contains("output/images/")));
-            assert!(!arch.package_hint(&cmd.program).is_empty());
+            match cmd.launcher {
+                Launcher::Qemu => {
+                    assert!(cmd.program.starts_with("qemu-system-"), "{}", cmd.program);
+                    let append = args.iter().position(|a| a == "-append").expect("-append");
+                    let readme_cmdline = cmd.cmdline().expect("the readme sets a command line");
+                    assert_eq!(args[append + 1], format!("{readme_cmdline} {extra}"));
+                    for fixed in crate::board::QEMU_FIXED_ARGS {
+                        assert_eq!(args.iter().filter(|a| a == fixed).count(), 1, "{fixed}");
+                    }
+                    assert!(!arch.package_hint(&cmd.program).is_empty());
+                }
+                Launcher::Uml => {
+                    assert!(args.join(" ").ends_with(&extra), "{args:?}");
+                    for cow in crate::board::uml_cow_files(&args) {
+                        assert!(cow.starts_with("/scratch/"), "{cow}");
+                    }
+                }
+            }
             assert_eq!(
                 arch.images_dir(Path::new("output")),
                 Path::new("output").join(&arch.defconfig).join("images")

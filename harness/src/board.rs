@@ -1,6 +1,8 @@
-//! An arch's QEMU command, read where the board documents it: the line of
+//! An arch's boot command, read where the board documents it: the line of
 //! `board/qemu/*/readme.txt` tagged `# <defconfig>`, from which
-//! `board/qemu/post-image.sh` writes `images/start-qemu.sh`.
+//! `board/qemu/post-image.sh` writes `images/start-qemu.sh`. It runs QEMU
+//! (`qemu-system-<arch>`), or a User-Mode Linux kernel of `images/` as a
+//! program of the host.
 
 use std::path::{Path, PathBuf};
 
@@ -18,12 +20,24 @@ const IMAGES_PREFIX: &str = "output/images/";
 /// image is never written.
 pub const QEMU_FIXED_ARGS: &[&str] = &["-nographic", "-no-reboot", "-snapshot"];
 
-/// A QEMU command of a board readme, to run in the images directory.
+/// What a boot command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    /// `qemu-system-<arch>`: the kernel command line is inside `-append`.
+    Qemu,
+    /// A User-Mode Linux kernel of `images/`: its arguments are the kernel
+    /// command line.
+    Uml,
+}
+
+/// A boot command of a board readme, to run in the images directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BootCommand {
     /// The readme it comes from.
     pub readme: PathBuf,
-    /// `qemu-system-<arch>`.
+    /// QEMU or UML.
+    pub launcher: Launcher,
+    /// `qemu-system-<arch>`, or the UML kernel's file in `images/`.
     pub program: String,
     /// Its arguments, with `output/images/` dropped.
     pub args: Vec<String>,
@@ -56,7 +70,8 @@ impl BootCommand {
             [(readme, line)] => BootCommand::parse(line, readme)
                 .map_err(|m| error(format!("{}: {m}", readme.display()))),
             [] => Err(error(format!(
-                "no line `qemu-system-... # {defconfig}` in {}/*/readme.txt",
+                "no line `qemu-system-... # {defconfig}` (or `output/images/<uml kernel> ... # \
+                 {defconfig}`) in {}/*/readme.txt",
                 board.display()
             ))),
             _ => Err(error(format!(
@@ -70,8 +85,15 @@ impl BootCommand {
     /// A readme command (without its tag); `readme` names it.
     pub fn parse(line: &str, readme: &Path) -> Result<BootCommand, String> {
         let mut words = split_words(line)?.into_iter();
-        let program = words.next().ok_or("empty command")?;
-        let mut images = Vec::new();
+        let first = words.next().ok_or("empty command")?;
+        let (launcher, program) = match first.strip_prefix(IMAGES_PREFIX) {
+            Some(kernel) => (Launcher::Uml, kernel.to_string()),
+            None => (Launcher::Qemu, first),
+        };
+        let mut images: Vec<String> = match launcher {
+            Launcher::Uml => vec![program.clone()],
+            Launcher::Qemu => Vec::new(),
+        };
         let args: Vec<String> = words
             .map(|word| {
                 images.extend(image_files(&word));
@@ -80,10 +102,14 @@ impl BootCommand {
             .collect();
         let command = BootCommand {
             readme: readme.to_path_buf(),
+            launcher,
             program,
             args,
             images,
         };
+        if launcher == Launcher::Uml {
+            return Ok(command);
+        }
         if command.machine().is_none() {
             return Err("the command has no -M <machine>".into());
         }
@@ -106,15 +132,37 @@ impl BootCommand {
         self.value_of(&["-M", "-machine"])
     }
 
+    /// Where the kernel runs, for the arch matrix: QEMU's machine, or UML.
+    pub fn platform(&self) -> Option<String> {
+        match self.launcher {
+            Launcher::Qemu => self.machine().map(str::to_string),
+            Launcher::Uml => Some("none (UML: a host process)".to_string()),
+        }
+    }
+
     /// The kernel command line given with `-append`.
     pub fn cmdline(&self) -> Option<&str> {
         self.value_of(&["-append"])
     }
 
-    /// QEMU's arguments as the harness runs it: the readme's, with `extra`
-    /// appended to the kernel command line, then those of
-    /// [`QEMU_FIXED_ARGS`] it lacks, then `qemu_extra`.
-    pub fn qemu_args(&self, extra_cmdline: &str, qemu_extra: &[String]) -> Vec<String> {
+    /// The arguments as the harness runs the command. QEMU: the readme's,
+    /// with `extra_cmdline` appended to the kernel command line, then those
+    /// of [`QEMU_FIXED_ARGS`] it lacks, then `qemu_extra`. UML: the readme's
+    /// with each copy-on-write file `ubdN=<cow>,<image>` moved to `scratch`
+    /// (so no boot sees another's changes, as QEMU's `-snapshot`), then
+    /// `extra_cmdline`'s words and `qemu_extra`.
+    pub fn launch_args(
+        &self,
+        extra_cmdline: &str,
+        qemu_extra: &[String],
+        scratch: &Path,
+    ) -> Vec<String> {
+        if self.launcher == Launcher::Uml {
+            let mut args: Vec<String> = self.args.iter().map(|a| uml_cow_in(a, scratch)).collect();
+            args.extend(extra_cmdline.split_whitespace().map(str::to_string));
+            args.extend(qemu_extra.iter().cloned());
+            return args;
+        }
         let mut args = self.args.clone();
         match args.iter().position(|a| a == "-append") {
             Some(at) if at + 1 < args.len() => {
@@ -134,6 +182,31 @@ impl BootCommand {
     }
 }
 
+/// The copy-on-write files a UML command writes (`ubdN=<cow>,<image>`).
+pub fn uml_cow_files(args: &[String]) -> Vec<&str> {
+    args.iter()
+        .filter_map(|a| uml_cow(a).map(|(_, cow, _)| cow))
+        .collect()
+}
+
+/// `ubdN[flags]=<cow>,<image>` split into its option, COW file and image.
+fn uml_cow(arg: &str) -> Option<(&str, &str, &str)> {
+    let (option, value) = arg.split_once('=')?;
+    let (cow, image) = value.split_once(',')?;
+    option.starts_with("ubd").then_some((option, cow, image))
+}
+
+/// `arg` with its UML copy-on-write file moved into `dir`.
+fn uml_cow_in(arg: &str, dir: &Path) -> String {
+    match uml_cow(arg) {
+        Some((option, cow, image)) => {
+            let name = Path::new(cow).file_name().unwrap_or(cow.as_ref());
+            format!("{option}={},{image}", dir.join(name).display())
+        }
+        None => arg.to_string(),
+    }
+}
+
 /// `<board>/*/readme.txt`, sorted.
 fn readmes(board: &Path) -> Result<Vec<PathBuf>, HarnessError> {
     let entries = std::fs::read_dir(board).map_err(|source| HarnessError::Read {
@@ -149,14 +222,15 @@ fn readmes(board: &Path) -> Result<Vec<PathBuf>, HarnessError> {
     Ok(found)
 }
 
-/// The command of a readme line `qemu-system-... # <defconfig>`.
+/// The command of a readme line `qemu-system-... # <defconfig>` or
+/// `output/images/<UML kernel> ... # <defconfig>`.
 fn tagged_command<'a>(line: &'a str, defconfig: &str) -> Option<&'a str> {
     let command = line
         .trim_end()
         .strip_suffix(defconfig)?
         .strip_suffix(" # ")?
         .trim_start();
-    command.starts_with("qemu-system-").then_some(command)
+    (command.starts_with("qemu-system-") || command.starts_with(IMAGES_PREFIX)).then_some(command)
 }
 
 /// The `images/` files a word names (`output/images/<file>` up to a `,`).
@@ -250,7 +324,7 @@ mod tests {
     #[test]
     fn harness_additions() {
         let cmd = BootCommand::parse(X86, Path::new("readme.txt")).expect("parses");
-        let args = cmd.qemu_args("rusttest", &["-s".to_string()]);
+        let args = cmd.launch_args("rusttest", &["-s".to_string()], Path::new("/s"));
         assert_eq!(
             args.join(" "),
             "-M pc -cpu max -m 512 -kernel bzImage \
@@ -263,7 +337,7 @@ mod tests {
         )
         .expect("parses");
         assert_eq!(
-            bare.qemu_args("rusttest", &[]),
+            bare.launch_args("rusttest", &[], Path::new("/s")),
             [
                 "-M",
                 "virt",
@@ -276,6 +350,25 @@ mod tests {
                 "-snapshot"
             ]
         );
+    }
+
+    #[test]
+    fn uml_command() {
+        let line = "output/images/linux-um mem=512M \
+            ubd0=output/images/rootfs.cow,output/images/rootfs.ext4 root=/dev/ubda con=null";
+        let tagged = format!("  {line} # um_defconfig");
+        assert_eq!(tagged_command(&tagged, "um_defconfig"), Some(line));
+        let cmd = BootCommand::parse(line, Path::new("readme.txt")).expect("parses");
+        assert_eq!(cmd.launcher, Launcher::Uml);
+        assert_eq!(cmd.program, "linux-um");
+        assert_eq!(cmd.images, ["linux-um", "rootfs.cow", "rootfs.ext4"]);
+        assert_eq!(cmd.platform().as_deref(), Some("none (UML: a host process)"));
+        let args = cmd.launch_args("rusttest panic=-1", &["x=1".into()], Path::new("/s"));
+        assert_eq!(
+            args.join(" "),
+            "mem=512M ubd0=/s/rootfs.cow,rootfs.ext4 root=/dev/ubda con=null rusttest panic=-1 x=1"
+        );
+        assert_eq!(uml_cow_files(&cmd.args), ["rootfs.cow"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub enum HarnessError {
     },
     #[error("{origin}: {message}")]
     ArchTable { origin: String, message: String },
-    #[error("the QEMU command of {defconfig}: {message}")]
+    #[error("the boot command of {defconfig}: {message}")]
     BoardCommand { defconfig: String, message: String },
     #[error("unknown arch '{name}' (known: {known})")]
     UnknownArch { name: String, known: String },

@@ -439,8 +439,8 @@ fn a_board_readme_without_the_tagged_command_is_an_error() {
     run.check(run.code == Some(2), "exit 2");
     run.check(
         run.stderr.contains(
-            "the QEMU command of qemu_x86_64_rust_defconfig: \
-             no line `qemu-system-... # qemu_x86_64_rust_defconfig` in ",
+            "the boot command of qemu_x86_64_rust_defconfig: \
+             no line `qemu-system-... # qemu_x86_64_rust_defconfig` (or ",
         ),
         "names the defconfig and the readmes",
     );

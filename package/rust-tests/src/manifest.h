@@ -19,7 +19,7 @@ enum action {
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
 	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
-	ACTION_ARCH,	/* arch M[,M...] (first in its test): only on those `uname -m`, else SKIP */
+	ACTION_ARCH,	/* arch M[,M...] (first in its test): only on those `uname -m` ("um" under UML), else SKIP */
 };
 
 struct check {
