@@ -1,10 +1,11 @@
 # Top-level wrapper around the pinned Buildroot, with this tree as
-# BR2_EXTERNAL:
+# BR2_EXTERNAL, one output directory per defconfig:
 #   make qemu_x86_64_rust_defconfig && make     -> output/qemu_x86_64_rust_defconfig/
-#   make qemu_riscv64_rust_defconfig && make    -> output/qemu_riscv64_rust_defconfig/
+#   (qemu_riscv64_, qemu_aarch64_, qemu_loongarch64_, um_x86_64_rust_defconfig alike)
 # Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
 # the last configured defconfig, or for O=<dir>. Own goals: setup, check,
-# arch-matrix, help-rust-qemu. Host set-up runs first when needed.
+# retest [ARCH=x86_64], arch-matrix, help-rust-qemu. Host set-up runs first
+# when needed.
 
 include support/versions.env
 
@@ -14,6 +15,12 @@ export RUST_QEMU_CACHE
 export BR2_DL_DIR ?= $(RUST_QEMU_CACHE)/dl
 # host-tar's configure refuses to run as root unless told (CI runs as root)
 export FORCE_UNSAFE_CONFIGURE := 1
+# One compiler cache for every output (BR2_CCACHE in the defconfigs): host
+# tools and busybox build once for all arches, kernels once per arch and
+# patch series. CCACHE_DIR: Debian's ccache (offline/local.mk); BASEDIR:
+# paths inside the output directory hash alike in every output.
+export BR2_CCACHE_DIR ?= $(RUST_QEMU_CACHE)/ccache
+export CCACHE_DIR = $(BR2_CCACHE_DIR)
 # bindgen-cli as installed by support/setup-host.sh
 export PATH := $(RUST_QEMU_CACHE)/host/bin:$(PATH)
 
@@ -40,10 +47,12 @@ else
 O ?= $(CURDIR)/output/$(shell cat output/.current 2>/dev/null)
 endif
 
+export CCACHE_BASEDIR = $(O)
+
 BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE_ARGS)
 SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 
-WRAPPER_GOALS = setup check arch-matrix help-rust-qemu
+WRAPPER_GOALS = setup check retest arch-matrix help-rust-qemu
 BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
 
 .PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
@@ -51,7 +60,7 @@ _buildroot: $(SETUP_STAMP)
 ifneq ($(DEFCONFIG),)
 	@mkdir -p output && echo $(DEFCONFIG) >output/.current
 else ifeq ($(wildcard $(O)/.config),)
-	@echo "No configuration in $(O): run 'make qemu_x86_64_rust_defconfig' (or qemu_riscv64_rust_defconfig) first." >&2
+	@echo "No configuration in $(O): run 'make <defconfig>' first (ls configs/)." >&2
 	@exit 1
 endif
 	umask 0022 && $(BR_MAKE) $(BR_GOALS)
@@ -71,6 +80,12 @@ setup:
 # and booted with every test (support/scripts/check.sh).
 check: $(SETUP_STAMP)
 	support/scripts/check.sh
+
+# The edit -> result loop: rebuild what changed in ARCH's output, boot it
+# in quick mode (support/scripts/retest.sh).
+ARCH ?= x86_64
+retest: $(SETUP_STAMP)
+	support/scripts/retest.sh $(ARCH)
 
 arch-matrix: $(SETUP_STAMP)
 	cargo run -q --release -p rust-qemu-test -- matrix

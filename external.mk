@@ -19,6 +19,12 @@ LINUX_MAKE_FLAGS += \
 	$(if $(LINUX_RUST_LLVM),LLVM=$(LINUX_RUST_LLVM)) \
 	HOSTCC="$(HOSTCC_NOCCACHE)"
 
+# With LLVM=, the kernel calls clang directly, not Buildroot's toolchain
+# wrapper (which adds ccache): add it as the kernel's docs show.
+ifeq ($(BR2_CCACHE)$(if $(LINUX_RUST_LLVM),y),yy)
+LINUX_MAKE_FLAGS += CC="$(CCACHE) clang$(LINUX_RUST_LLVM)"
+endif
+
 # A gcc-only warning option that clang rejects (with CONFIG_WERROR).
 ifneq ($(LINUX_RUST_LLVM),)
 LINUX_CFLAGS := $(filter-out -Wno-attribute-alias,$(LINUX_CFLAGS))
@@ -56,6 +62,14 @@ LINUX_POST_PATCH_HOOKS += LINUX_RUST_BUILTIN_PARAM_SAMPLES
 endif
 
 endif
+
+# The patch series the kernel was patched with: make retest
+# (support/scripts/retest.sh) re-patches the kernel when it changed.
+define RUST_QEMU_PATCH_SERIES
+	cat $(BR2_EXTERNAL_RUST_QEMU_PATH)/patches/linux/*.patch | sha256sum | \
+		cut -d' ' -f1 >$(BASE_DIR)/.rust-qemu-patch-series
+endef
+LINUX_POST_PATCH_HOOKS += RUST_QEMU_PATCH_SERIES
 
 # Every symbol the configuration fragments set must be in the final .config.
 define LINUX_CHECK_FRAGMENTS_APPLIED

@@ -73,6 +73,20 @@ define HOST_FAKEROOT_INSTALL_CMDS
 	ln -sf /usr/bin/fakeroot $(HOST_DIR)/bin/fakeroot
 endef
 
+# host-ccache (BR2_CCACHE): Debian's installed ccache, not ccache 4.12.3
+# built with cmake and four more host libraries. It reads CCACHE_DIR,
+# which the project's Makefile sets to BR2_CCACHE_DIR (Buildroot's own
+# build is patched to read BR_CACHE_DIR instead).
+HOST_CCACHE_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-ccache
+override HOST_CCACHE_DEPENDENCIES = host-skeleton
+HOST_CCACHE_CONFIGURE_CMDS = @:
+HOST_CCACHE_BUILD_CMDS = @:
+define HOST_CCACHE_INSTALL_CMDS
+	@test -x /usr/bin/ccache || { echo "offline: /usr/bin/ccache missing: apt-get install ccache" >&2; exit 1; }
+	mkdir -p $(HOST_DIR)/bin
+	ln -sf /usr/bin/ccache $(HOST_DIR)/bin/ccache
+endef
+
 # legal-info, for a package of sources.tsv in mode 'override' (Debian's
 # source) or 'host' (a Debian binary package replaces it):
 # - its license files are checked against this layer's hash file only,
