@@ -134,7 +134,7 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 	int fd;
 
 	snprintf(expected, size, "write 1 byte, then a read on another open file returns 0x00; "
-		 "its GET_READ_COUNT = 1; SET 5 then GET = 5; unknown ioctl EINVAL; "
+		 "its GET_READ_COUNT = 1; SET 5 then GET = 5; unknown ioctl ENOTTY; "
 		 "read on an empty semaphore blocks until a signal (EINTR)");
 	if (!transfer(path, true, false, &byte, seen, size))
 		return false;
@@ -168,7 +168,7 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 		snprintf(seen, size, "GET_READ_COUNT = %llu after SET 5", (unsigned long long)value);
 		ok = false;
 	}
-	ok = ok && ioctl_u64(fd, IOCTL_UNKNOWN, &value, EINVAL, seen, size);
+	ok = ok && ioctl_u64(fd, IOCTL_UNKNOWN, &value, ENOTTY, seen, size);
 	close(fd);
 	return ok && transfer(path, false, true, &byte, seen, size);
 }
