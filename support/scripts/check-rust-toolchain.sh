@@ -9,6 +9,10 @@ set -eu
 # Minimum versions of Linux 6.12 (scripts/min-tool-version.sh).
 min_rustc=1.78.0
 min_bindgen=0.65.1
+# The bindgen-cli the project pins (BINDGEN_VERSION)
+# shellcheck source=support/versions.env
+. "$(dirname "$0")/../versions.env"
+install_bindgen="cargo install --locked bindgen-cli --version $BINDGEN_VERSION"
 
 errors=0
 fail() {
@@ -49,11 +53,11 @@ else
 fi
 
 if ! bindgen_v=$("$BINDGEN" --version 2>/dev/null | first_version) || [ -z "$bindgen_v" ]; then
-	fail "bindgen '$BINDGEN' does not run" "cargo install --locked bindgen-cli --version 0.72.1"
+	fail "bindgen '$BINDGEN' does not run" "$install_bindgen"
 else
 	version_ge "$bindgen_v" "$min_bindgen" ||
 		fail "bindgen $bindgen_v is older than $min_bindgen, the minimum of Linux 6.12" \
-			"cargo install --locked bindgen-cli --version 0.72.1"
+			"$install_bindgen"
 	probe=$(mktemp)
 	if ! out=$(printf 'struct s { int a; };\n' | "$BINDGEN" /dev/stdin -o "$probe" 2>&1) &&
 		! out=$(printf 'struct s { int a; };\n' >"$probe.h" && "$BINDGEN" "$probe.h" 2>&1); then
