@@ -362,7 +362,10 @@ mod tests {
         assert_eq!(cmd.launcher, Launcher::Uml);
         assert_eq!(cmd.program, "linux-um");
         assert_eq!(cmd.images, ["linux-um", "rootfs.cow", "rootfs.ext4"]);
-        assert_eq!(cmd.platform().as_deref(), Some("none (UML: a host process)"));
+        assert_eq!(
+            cmd.platform().as_deref(),
+            Some("none (UML: a host process)")
+        );
         let args = cmd.launch_args("rusttest panic=-1", &["x=1".into()], Path::new("/s"));
         assert_eq!(
             args.join(" "),
