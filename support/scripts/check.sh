@@ -55,6 +55,85 @@ for d in $defconfigs; do
 		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
 done
 
+# The Buildroot goals the README names, on the first defconfig's output as
+# its build left it: O= given (output/.current is not used), nothing is
+# rebuilt, configs/ is not written.
+# legal_info OUT: legal-info, then what it saved for the kernel: the
+# tarball it was built from and patches/linux/ as the series; and every
+# license file was checked against a hash ("No hash found" is only a
+# message in Buildroot's legal-info).
+legal_info() {
+	log=$(mktemp)
+	rc=0
+	make O="$1" legal-info >"$log" 2>&1 || rc=1
+	cat "$log"
+	if grep -q 'No hash found' "$log"; then
+		echo "legal-info: a license file has no hash (above)"
+		rc=1
+	fi
+	rm -f "$log"
+	[ "$rc" -eq 0 ] || return 1
+	k=$1/legal-info/sources/linux-custom
+	tarball=$(sed -n 's|^BR2_LINUX_KERNEL_CUSTOM_TARBALL_LOCATION="file://\(.*\)"$|\1|p' "$1/.config")
+	cmp "$tarball" "$k/${tarball##*/}" || return 1
+	for p in patches/linux/*.patch; do
+		cmp "$p" "$k/${p##*/}" || return 1
+		echo "${p##*/}"
+	done | diff -u - "$k/series" || return 1
+	echo "legal-info: kernel = ${tarball##*/} + $(wc -l <"$k/series") patches"
+}
+# savedefconfig_same OUT DEFCONFIG: savedefconfig into a temporary file
+# (BR2_DEFCONFIG) writes the committed defconfig again; configs/ unchanged.
+savedefconfig_same() {
+	keep=$(mktemp -d)
+	cp "$2" "$keep/committed"
+	rc=0
+	make O="$1" savedefconfig BR2_DEFCONFIG="$keep/saved" &&
+		diff -u "$2" "$keep/saved" && cmp "$keep/committed" "$2" || rc=1
+	rm -rf "$keep"
+	return "$rc"
+}
+# linux_savedefconfig OUT: the kernel's defconfig, with Rust on
+linux_savedefconfig() {
+	rm -f "$1/build/linux-custom/defconfig"
+	make O="$1" linux-savedefconfig && grep -x 'CONFIG_RUST=y' "$1/build/linux-custom/defconfig"
+}
+# linux_menuconfig OUT: menuconfig in a pseudo-terminal, left with Escape
+# twice until it ends (nothing changed, nothing saved). Buildroot then
+# drops the kernel's build stamps; the configuration is the same, so they
+# are put back and the next build does not rebuild the kernel.
+linux_menuconfig() {
+	k=$1/build/linux-custom
+	keep=$(mktemp -d)
+	cp -p "$k/.config" "$k"/.stamp_* "$keep/"
+	rc=0
+	while sleep 2 && printf '\033\033'; do :; done |
+		TERM=vt100 LINES=24 COLUMNS=80 timeout 600 \
+			script -qefc "make O='$1' linux-menuconfig" /dev/null >"$keep/log" 2>&1 || rc=$?
+	cat "$keep/log"
+	if [ "$rc" -eq 0 ] && ! grep -q 'End of the configuration' "$keep/log"; then
+		echo "menuconfig did not end as expected"
+		rc=1
+	fi
+	if cmp "$keep/.config" "$k/.config"; then
+		cp -p "$keep/.config" "$keep"/.stamp_* "$k/"
+	else
+		echo "linux-menuconfig changed the kernel configuration"
+		rc=1
+	fi
+	rm -rf "$keep"
+	return "$rc"
+}
+for d in $defconfigs; do
+	out=$PWD/output/$d
+	step "legal-info-$d" legal_info "$out"
+	step "savedefconfig-$d" savedefconfig_same "$out" "configs/$d"
+	step "linux-savedefconfig-$d" linux_savedefconfig "$out"
+	step "source-$d" make O="$out" source
+	step "linux-menuconfig-$d" linux_menuconfig "$out"
+	break
+done
+
 # Boot every image and run the tests (the harness prints one line per
 # test), then count them from the results.json files it wrote.
 set --
