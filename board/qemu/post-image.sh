@@ -3,14 +3,18 @@
 # tagged "# <defconfig>", as Buildroot's own board/qemu does. If that line
 # has "-dtb output/images/<name>.dtb", also generate the DTB: QEMU's own
 # device tree for that command line with the overlay common/<name>.dtso
-# applied.
+# applied. A line may also start with a program of the images instead
+# of QEMU (output/images/linux-um for UML); a copy-on-write file it names
+# (ubd0=output/images/<cow>,<backing file>) is removed: UML would refuse
+# it after the backing file is rebuilt.
 # Arguments (BR2_ROOTFS_POST_SCRIPT_ARGS): $1 images dir, $2 the defconfig.
 set -eu
 
 board_dir=$(dirname "$0")
 defconfig=$(basename "$2")
 readme=$(grep -l " # $defconfig\$" "$board_dir"/*/readme.txt || true)
-cmd=$(sed -n "s|^[[:space:]]*\(qemu-system-.*\) # $defconfig\$|\1|p" "${readme:-/dev/null}")
+cmd=$(sed -n -e "s|^[[:space:]]*\(qemu-system-.*\) # $defconfig\$|\1|p" \
+	-e "s|^[[:space:]]*\(output/images/.*\) # $defconfig\$|\1|p" "${readme:-/dev/null}")
 if [ -z "$cmd" ]; then
 	echo "post-image.sh: no line tagged '# $defconfig' in $board_dir/*/readme.txt" >&2
 	exit 1
@@ -34,6 +38,9 @@ if [ -n "$dtb" ]; then
 	rm "$BINARIES_DIR/$dtb-base.dtb" "$BINARIES_DIR/$dtb.dtbo"
 fi
 
-sed -e "s|@QEMU_CMD_LINE@|$(printf '%s' "$cmd" | sed 's|output/images/||g')|" \
+cow=$(printf '%s\n' "$cmd" | sed -n 's|.* ubd[0-9]*=output/images/\([^ ,]*\),.*|\1|p')
+[ -z "$cow" ] || rm -f "$BINARIES_DIR/$cow"
+
+sed -e "s|@QEMU_CMD_LINE@|$(printf '%s' "$cmd" | sed -e 's|^output/images/|./|' -e 's|output/images/||g')|" \
 	"$board_dir/start-qemu.sh.in" >"$BINARIES_DIR/start-qemu.sh"
 chmod +x "$BINARIES_DIR/start-qemu.sh"

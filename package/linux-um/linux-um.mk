@@ -1,0 +1,143 @@
+################################################################################
+#
+# linux-um
+#
+################################################################################
+
+# User-Mode Linux: the kernel of the linux package (Debian's
+# linux-source-6.12, BR2_LINUX_KERNEL_CUSTOM_TARBALL_LOCATION of the qemu
+# defconfigs) with ARCH=um. Buildroot's linux package builds only for the
+# target architecture with the cross-compiler, so it cannot build it.
+# Same tarball, same hash (linux-um.hash is a link to the linux package's
+# patches/linux/linux.hash), same patch series (below).
+LINUX_UM_VERSION = 6.12
+LINUX_UM_SOURCE = linux-source-$(LINUX_UM_VERSION).tar.xz
+LINUX_UM_SITE = file:///usr/src
+LINUX_UM_DL_SUBDIR = linux
+LINUX_UM_LICENSE = GPL-2.0
+LINUX_UM_LICENSE_FILES = COPYING
+LINUX_UM_INSTALL_IMAGES = YES
+LINUX_UM_DEPENDENCIES = host-kmod
+LINUX_UM_KCONFIG_DEPENDENCIES = \
+	$(BR2_BISON_HOST_DEPENDENCY) \
+	$(BR2_FLEX_HOST_DEPENDENCY) \
+	$(BR2_MAKE_HOST_DEPENDENCY)
+
+# The host's Rust toolchain, as the defaults of BR2_LINUX_KERNEL_RUST_*
+# (linux/Config.ext.in); override on the make command line.
+LINUX_UM_RUSTC = /usr/bin/rustc
+LINUX_UM_RUSTDOC = /usr/bin/rustdoc
+LINUX_UM_BINDGEN = bindgen
+# clang-22 builds the kernel C: with gcc, 6.12 gives bindgen no target
+# for ARCH=um (rust/Makefile has no BINDGEN_TARGET_um: upstream's
+# 6b2dab17d6fa, v6.15). With LLVM, bindgen takes clang's own flags
+# (CLANG_TARGET_FLAGS_um), so the source stays exactly the linux
+# package's: no UML-only patch.
+LINUX_UM_LLVM = -22
+
+# A program of the build host (SUBARCH=x86: what the kernel derives
+# from an x86_64 host): no CROSS_COMPILE; HOST_MAKE_ENV's PATH
+# (host-kmod's depmod). HOSTCC last, as in external.mk: the kernel passes
+# it to rustc as -Clinker.
+LINUX_UM_MAKE = $(BR2_MAKE)
+LINUX_UM_MAKE_ENV = $(HOST_MAKE_ENV)
+LINUX_UM_MAKE_FLAGS = \
+	ARCH=um \
+	SUBARCH=x86 \
+	LLVM=$(LINUX_UM_LLVM) \
+	RUSTC=$(LINUX_UM_RUSTC) \
+	HOSTRUSTC=$(LINUX_UM_RUSTC) \
+	RUSTDOC=$(LINUX_UM_RUSTDOC) \
+	BINDGEN=$(LINUX_UM_BINDGEN) \
+	INSTALL_MOD_PATH=$(TARGET_DIR) \
+	DEPMOD=$(HOST_DIR)/sbin/depmod \
+	HOSTCC="$(HOSTCC_NOCCACHE)"
+
+ifeq ($(BR2_STRIP_strip),y)
+LINUX_UM_MAKE_FLAGS += INSTALL_MOD_STRIP=1
+endif
+
+LINUX_UM_KCONFIG_FILE = $(call qstrip,$(BR2_PACKAGE_LINUX_UM_CONFIG_FILE))
+LINUX_UM_KCONFIG_FRAGMENT_FILES = $(call qstrip,$(BR2_PACKAGE_LINUX_UM_CONFIG_FRAGMENT_FILES))
+LINUX_UM_KCONFIG_EDITORS = menuconfig xconfig gconfig nconfig
+LINUX_UM_KCONFIG_OPTS = $(LINUX_UM_MAKE_FLAGS)
+
+# The patch series of the linux package: BR2_GLOBAL_PATCH_DIR/linux/
+# (Buildroot itself applies BR2_GLOBAL_PATCH_DIR/linux-um/).
+define LINUX_UM_APPLY_LINUX_PATCHES
+	$(foreach dir,$(wildcard $(addsuffix /linux,$(call qstrip,$(BR2_GLOBAL_PATCH_DIR)))),\
+		$(APPLY_PATCHES) $(@D) $(dir) \*.patch$(sep))
+endef
+LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_APPLY_LINUX_PATCHES
+
+# The kernel's own toolchain check, before its configuration: Kconfig
+# would otherwise drop CONFIG_RUST without a word.
+define LINUX_UM_RUST_AVAILABLE
+	$(LINUX_UM_MAKE_ENV) $(LINUX_UM_MAKE) $(LINUX_UM_MAKE_FLAGS) -C $(@D) rustavailable
+endef
+LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_RUST_AVAILABLE
+
+ifeq ($(BR2_PACKAGE_LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES),y)
+define LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES
+	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/linux-builtin-sample-copies.sh \
+		$(@D) rust_module_parameters builtin_default builtin_custom
+endef
+LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES
+endif
+
+# Every symbol the configuration fragments set must be in the final
+# .config, but for those of the common fragments that ARCH=um does not
+# have in 6.12: SMP (UML is uniprocessor before 6.17) and the 8250 UART
+# (needs I/O memory, which UML has not: board/qemu/um/linux.fragment;
+# its console is con0).
+LINUX_UM_NOT_ON_UM = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE
+define LINUX_UM_CHECK_FRAGMENTS_APPLIED
+	mkdir -p $(@D)/.br-fragments
+	$(foreach f,$(LINUX_UM_KCONFIG_FRAGMENT_FILES),\
+		sed $(foreach s,$(LINUX_UM_NOT_ON_UM),-e '/^$(s)=/d') $(f) \
+			>$(@D)/.br-fragments/$(notdir $(f))$(sep))
+	@echo ">>> Not on ARCH=um, not checked: $(LINUX_UM_NOT_ON_UM)"
+	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/check-kconfig-fragments.sh \
+		$(@D)/.config $(addprefix $(@D)/.br-fragments/,$(notdir $(LINUX_UM_KCONFIG_FRAGMENT_FILES)))
+endef
+LINUX_UM_PRE_CONFIGURE_HOOKS += LINUX_UM_CHECK_FRAGMENTS_APPLIED
+
+# Builds vmlinux, the 'linux' program and the modules.
+define LINUX_UM_BUILD_CMDS
+	$(LINUX_UM_MAKE_ENV) $(LINUX_UM_MAKE) $(LINUX_UM_MAKE_FLAGS) -C $(@D) all
+endef
+
+define LINUX_UM_INSTALL_IMAGES_CMDS
+	$(INSTALL) -m 0755 -D $(@D)/linux $(BINARIES_DIR)/linux-um
+endef
+
+# The modules, without the links to the build directory (as linux.mk).
+define LINUX_UM_INSTALL_TARGET_CMDS
+	$(LINUX_UM_MAKE_ENV) $(BR2_MAKE1) $(LINUX_UM_MAKE_FLAGS) -C $(@D) modules_install
+	rm -f $(TARGET_DIR)/lib/modules/$$(cat $(@D)/include/config/kernel.release)/build
+	rm -f $(TARGET_DIR)/lib/modules/$$(cat $(@D)/include/config/kernel.release)/source
+endef
+
+# depmod once every package has installed its modules, as linux.mk.
+define LINUX_UM_RUN_DEPMOD
+	release=$$(cat $(LINUX_UM_DIR)/include/config/kernel.release) && \
+	if test -d $(TARGET_DIR)/lib/modules/$$release; then \
+		$(HOST_DIR)/sbin/depmod -a -b $(TARGET_DIR) $$release; \
+	fi
+endef
+LINUX_UM_TARGET_FINALIZE_HOOKS += LINUX_UM_RUN_DEPMOD
+
+$(eval $(kconfig-package))
+
+# Before anything is downloaded or built, as for the linux package
+# (external.mk): a wrong host toolchain fails in seconds.
+ifeq ($(BR2_PACKAGE_LINUX_UM),y)
+.PHONY: linux-um-check-toolchain
+linux-um-check-toolchain:
+	@RUSTC="$(LINUX_UM_RUSTC)" RUSTDOC="$(LINUX_UM_RUSTDOC)" \
+		BINDGEN="$(LINUX_UM_BINDGEN)" LLVM="$(LINUX_UM_LLVM)" \
+		KERNEL_TARBALL="$(patsubst file://%,%,$(LINUX_UM_SITE))/$(LINUX_UM_SOURCE)" \
+		$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/check-rust-toolchain.sh
+
+dependencies: linux-um-check-toolchain
+endif
