@@ -35,6 +35,9 @@ LINUX_UM_BINDGEN = bindgen
 # package's: no UML-only patch.
 LINUX_UM_LLVM = -22
 
+# KCFLAGS: 6.12's asm-generic/io.h defines port I/O on a NULL PCI_IOBASE
+# for UML; clang (-Wextra, default in 6.12) warns in every file that
+# includes it, an error with CONFIG_WERROR (C and bindgen alike).
 # A program of the build host (SUBARCH=x86: what the kernel derives
 # from an x86_64 host): no CROSS_COMPILE; HOST_MAKE_ENV's PATH
 # (host-kmod's depmod). HOSTCC last, as in external.mk: the kernel passes
@@ -51,6 +54,7 @@ LINUX_UM_MAKE_FLAGS = \
 	BINDGEN=$(LINUX_UM_BINDGEN) \
 	INSTALL_MOD_PATH=$(TARGET_DIR) \
 	DEPMOD=$(HOST_DIR)/sbin/depmod \
+	KCFLAGS=-Wno-null-pointer-arithmetic \
 	HOSTCC="$(HOSTCC_NOCCACHE)"
 
 ifeq ($(BR2_STRIP_strip),y)
@@ -89,8 +93,10 @@ endif
 # .config, but for those of the common fragments that ARCH=um does not
 # have in 6.12: SMP (UML is uniprocessor before 6.17) and the 8250 UART
 # (needs I/O memory, which UML has not: board/qemu/um/linux.fragment;
-# its console is con0).
-LINUX_UM_NOT_ON_UM = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE
+# its console is con0); and the Rust doctests, which the UML fragment
+# turns off (see there).
+LINUX_UM_NOT_ON_UM = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE \
+	CONFIG_RUST_KERNEL_DOCTESTS
 define LINUX_UM_CHECK_FRAGMENTS_APPLIED
 	mkdir -p $(@D)/.br-fragments
 	$(foreach f,$(LINUX_UM_KCONFIG_FRAGMENT_FILES),\
