@@ -30,6 +30,24 @@ fn exit_codes_of_the_recorded_consoles() {
     }
 }
 
+/// A real arm64 boot (QEMU virt, PL011 console, `-cpu max,pauth-impdef=on`),
+/// recorded by `make check` on 2026-12-03: every test of the runner passed.
+#[test]
+fn recorded_arm64_boot() {
+    let run = parse("aarch64-pass.log", &["--arch", "aarch64"]);
+    run.check(run.code == Some(0), "exit 0");
+    run.check(
+        run.last_line() == "330 passed, 0 failed, 1 skipped",
+        "final line",
+    );
+    run.check(
+        run.stdout
+            .contains("aarch64: ok kunit_rust_doctests (160/160)")
+            && run.stdout.contains("aarch64: ok rust_platform@of (11/11)"),
+        "doctests and the device-tree platform test",
+    );
+}
+
 #[test]
 fn empty_run_is_an_infrastructure_failure() {
     let run = parse("empty-run.log", &["--arch", "x86_64"]);
