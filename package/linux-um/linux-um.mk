@@ -38,6 +38,10 @@ LINUX_UM_LLVM = -22
 # KCFLAGS: 6.12's asm-generic/io.h defines port I/O on a NULL PCI_IOBASE
 # for UML; clang (-Wextra, default in 6.12) warns in every file that
 # includes it, an error with CONFIG_WERROR (C and bindgen alike).
+# KRUSTFLAGS: Rust code as UML's C (-mcmodel=large, not PIC): with
+# arch/um's -Crelocation-model=pie the modules have R_X86_64_GOTPCREL
+# relocations, which UML's module loader rejects ("Unknown rela
+# relocation: 9", modprobe: invalid module format).
 # A program of the build host (SUBARCH=x86: what the kernel derives
 # from an x86_64 host): no CROSS_COMPILE; HOST_MAKE_ENV's PATH
 # (host-kmod's depmod). HOSTCC last, as in external.mk: the kernel passes
@@ -55,6 +59,7 @@ LINUX_UM_MAKE_FLAGS = \
 	INSTALL_MOD_PATH=$(TARGET_DIR) \
 	DEPMOD=$(HOST_DIR)/sbin/depmod \
 	KCFLAGS=-Wno-null-pointer-arithmetic \
+	KRUSTFLAGS="-Crelocation-model=static -Ccode-model=large" \
 	HOSTCC="$(HOSTCC_NOCCACHE)"
 
 ifeq ($(BR2_STRIP_strip),y)
