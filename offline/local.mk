@@ -61,31 +61,31 @@ HOST_KMOD_POST_RSYNC_HOOKS += HOST_KMOD_GTK_DOC_STUB
 # host-patchelf: Debian's .orig is a git export without configure.
 HOST_PATCHELF_AUTORECONF = YES
 
-# host-fakeroot: no fakeroot .orig is downloadable; Debian's installed
-# fakeroot replaces it (nothing to build, and no host-acl/host-attr).
-HOST_FAKEROOT_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-fakeroot
-override HOST_FAKEROOT_DEPENDENCIES = host-skeleton
-HOST_FAKEROOT_CONFIGURE_CMDS = @:
-HOST_FAKEROOT_BUILD_CMDS = @:
-define HOST_FAKEROOT_INSTALL_CMDS
-	@test -x /usr/bin/fakeroot || { echo "offline: /usr/bin/fakeroot missing: apt-get install fakeroot" >&2; exit 1; }
-	mkdir -p $(HOST_DIR)/bin
-	ln -sf /usr/bin/fakeroot $(HOST_DIR)/bin/fakeroot
+# offline-debian-binary PKG,VAR,PROGRAM: Buildroot's host package PKG
+# (variables VAR_*) is Debian's installed /usr/bin/PROGRAM, linked into
+# HOST_DIR/bin: nothing to build, no dependencies; the empty source dir
+# (provision.sh, mode 'host') keeps the override machinery happy.
+define offline-debian-binary
+$(2)_OVERRIDE_SRCDIR = $$(RUST_QEMU_OFFLINE_SRC)/$(1)
+override $(2)_DEPENDENCIES = host-skeleton
+$(2)_CONFIGURE_CMDS = @:
+$(2)_BUILD_CMDS = @:
+define $(2)_INSTALL_CMDS
+	@test -x /usr/bin/$(3) || { echo "offline: /usr/bin/$(3) missing: apt-get install $(3)" >&2; exit 1; }
+	mkdir -p $$(HOST_DIR)/bin
+	ln -sf /usr/bin/$(3) $$(HOST_DIR)/bin/$(3)
 endef
+endef
+
+# host-fakeroot: no fakeroot .orig is downloadable; Debian's installed
+# fakeroot replaces it (and no host-acl/host-attr are needed).
+$(eval $(call offline-debian-binary,host-fakeroot,HOST_FAKEROOT,fakeroot))
 
 # host-ccache (BR2_CCACHE): Debian's installed ccache, not ccache 4.12.3
 # built with cmake and four more host libraries. It reads CCACHE_DIR,
 # which the project's Makefile sets to BR2_CCACHE_DIR (Buildroot's own
 # build is patched to read BR_CACHE_DIR instead).
-HOST_CCACHE_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-ccache
-override HOST_CCACHE_DEPENDENCIES = host-skeleton
-HOST_CCACHE_CONFIGURE_CMDS = @:
-HOST_CCACHE_BUILD_CMDS = @:
-define HOST_CCACHE_INSTALL_CMDS
-	@test -x /usr/bin/ccache || { echo "offline: /usr/bin/ccache missing: apt-get install ccache" >&2; exit 1; }
-	mkdir -p $(HOST_DIR)/bin
-	ln -sf /usr/bin/ccache $(HOST_DIR)/bin/ccache
-endef
+$(eval $(call offline-debian-binary,host-ccache,HOST_CCACHE,ccache))
 
 # legal-info, for a package of sources.tsv in mode 'override' (Debian's
 # source) or 'host' (a Debian binary package replaces it):
