@@ -50,7 +50,7 @@ static void alarm_ms(long ms)
 
 /*
  * One read or write of one byte on a fresh open of path. If blocks, the call
- * must still be waiting after BLOCK_SECONDS, when a signal must make it fail
+ * must still be waiting after BLOCK_MS, when a signal must make it fail
  * with EINTR; otherwise it must transfer the byte. Returns the byte read.
  */
 static bool transfer(const char *path, bool write_it, bool blocks, unsigned char *byte,
