@@ -98,10 +98,8 @@ endif
 # .config, but for those of the common fragments that ARCH=um does not
 # have in 6.12: SMP (UML is uniprocessor before 6.17) and the 8250 UART
 # (needs I/O memory, which UML has not: board/qemu/um/linux.fragment;
-# its console is con0); and the Rust doctests, which the UML fragment
-# turns off (see there).
-LINUX_UM_NOT_ON_UM = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE \
-	CONFIG_RUST_KERNEL_DOCTESTS
+# its console is con0).
+LINUX_UM_NOT_ON_UM = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE
 define LINUX_UM_CHECK_FRAGMENTS_APPLIED
 	mkdir -p $(@D)/.br-fragments
 	$(foreach f,$(LINUX_UM_KCONFIG_FRAGMENT_FILES),\
