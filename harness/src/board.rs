@@ -96,7 +96,11 @@ impl BootCommand {
         };
         let args: Vec<String> = words
             .map(|word| {
-                images.extend(image_files(&word));
+                // A UML copy-on-write file is made by the boot: only its backing file is needed.
+                images.extend(match uml_cow(&word) {
+                    Some((_, _, backing)) => image_files(backing),
+                    None => image_files(&word),
+                });
                 word.replace(IMAGES_PREFIX, "")
             })
             .collect();
@@ -355,13 +359,14 @@ mod tests {
     #[test]
     fn uml_command() {
         let line = "output/images/linux-um mem=512M \
-            ubd0=output/images/rootfs.cow,output/images/rootfs.ext4 root=/dev/ubda con=null";
+            ubd0=output/images/rootfs.cow,output/images/rootfs.ext4 root=/dev/ubda con=null \
+            dtb=output/images/rust-qemu.dtb";
         let tagged = format!("  {line} # um_defconfig");
         assert_eq!(tagged_command(&tagged, "um_defconfig"), Some(line));
         let cmd = BootCommand::parse(line, Path::new("readme.txt")).expect("parses");
         assert_eq!(cmd.launcher, Launcher::Uml);
         assert_eq!(cmd.program, "linux-um");
-        assert_eq!(cmd.images, ["linux-um", "rootfs.cow", "rootfs.ext4"]);
+        assert_eq!(cmd.images, ["linux-um", "rootfs.ext4", "rust-qemu.dtb"]);
         assert_eq!(
             cmd.platform().as_deref(),
             Some("none (UML: a host process)")
@@ -369,7 +374,8 @@ mod tests {
         let args = cmd.launch_args("rusttest panic=-1", &["x=1".into()], Path::new("/s"));
         assert_eq!(
             args.join(" "),
-            "mem=512M ubd0=/s/rootfs.cow,rootfs.ext4 root=/dev/ubda con=null rusttest panic=-1 x=1"
+            "mem=512M ubd0=/s/rootfs.cow,rootfs.ext4 root=/dev/ubda con=null dtb=rust-qemu.dtb \
+             rusttest panic=-1 x=1"
         );
         assert_eq!(uml_cow_files(&cmd.args), ["rootfs.cow"]);
     }
