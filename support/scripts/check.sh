@@ -51,7 +51,8 @@ step runner-unit-tests runner_unit_tests
 for d in $defconfigs; do
 	step "build-$d" sh -c "make $d && make"
 	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
-	step "hostprogs-$d" sh -c "output/$d/build/linux-custom/samples/rust/hostprogs/single |
+	# (the kernel's build directory: linux-custom, or linux-um-<version>)
+	step "hostprogs-$d" sh -c "output/$d/build/linux-*/samples/rust/hostprogs/single |
 		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
 done
 
