@@ -48,6 +48,25 @@ fn recorded_arm64_boot() {
     );
 }
 
+/// A real UML boot (`images/linux-um`, a program of the host: console on its
+/// stdin/stdout, the device tree from `dtb=`), recorded on 2026-12-04: every
+/// test passed but the two rust_platform groups of x86_64 and loongarch64.
+#[test]
+fn recorded_uml_boot() {
+    let run = parse("um-pass.log", &["--arch", "um"]);
+    run.check(run.code == Some(0), "exit 0");
+    run.check(
+        run.last_line() == "337 passed, 0 failed, 2 skipped",
+        "final line",
+    );
+    run.check(
+        run.stdout.contains("um: ok kunit_rust_doctests (167/167)")
+            && run.stdout.contains("um: ok rust_platform@of (11/11)")
+            && run.stdout.contains("um: ok lockdep (2/2)"),
+        "doctests, the device-tree platform test and lockdep still on",
+    );
+}
+
 #[test]
 fn empty_run_is_an_infrastructure_failure() {
     let run = parse("empty-run.log", &["--arch", "x86_64"]);
