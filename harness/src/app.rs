@@ -11,7 +11,7 @@ use crate::junit;
 use crate::ktap::Counts;
 use crate::layout::{self, Layout};
 use crate::manifest::{Manifest, MANIFEST_PATH};
-use crate::matrix::{kernel_toolchain, Matrix, MatrixRow};
+use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
 use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
 use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
 use crate::session::{last_line_note, Session, SessionEvent, SessionOutcome};
@@ -450,11 +450,17 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
     } else {
         None
     };
-    let config = std::fs::read_to_string(spec.kernel_config(&layout.output)).ok();
+    let config = spec
+        .kernel_config(&layout.output)
+        .and_then(|path| std::fs::read_to_string(path).ok());
     let defconfig = std::fs::read_to_string(spec.defconfig_file(tree)).ok();
     let machine = spec.boot_command(tree).ok();
     Ok(MatrixRow {
-        toolchain: defconfig.as_deref().map(kernel_toolchain),
+        // The build's own record first: UML's toolchain is not in its defconfig.
+        toolchain: config
+            .as_deref()
+            .and_then(toolchain_of_config)
+            .or_else(|| defconfig.as_deref().map(kernel_toolchain)),
         qemu_machine: machine.and_then(|m| m.platform()),
         ..MatrixRow::new(spec.matrix_name(), result.as_ref(), config.as_deref())
     })

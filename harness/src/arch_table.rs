@@ -54,14 +54,20 @@ impl ArchSpec {
         output_root.join(&self.defconfig).join("images")
     }
 
-    /// The kernel `.config` of the build:
-    /// `<output-root>/<defconfig>/build/linux-custom/.config`.
-    pub fn kernel_config(&self, output_root: &Path) -> PathBuf {
-        output_root
-            .join(&self.defconfig)
-            .join("build")
-            .join("linux-custom")
-            .join(".config")
+    /// The kernel `.config` of the build, if there is one:
+    /// `<output-root>/<defconfig>/build/linux-*/.config` (Buildroot's
+    /// linux package builds in `linux-custom`, linux-um in `linux-um-<version>`).
+    pub fn kernel_config(&self, output_root: &Path) -> Option<PathBuf> {
+        let build = output_root.join(&self.defconfig).join("build");
+        let mut found: Vec<PathBuf> = std::fs::read_dir(build)
+            .ok()?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with("linux-"))
+            .map(|e| e.path().join(".config"))
+            .filter(|p| p.is_file())
+            .collect();
+        found.sort();
+        found.into_iter().next()
     }
 
     /// `<tree>/configs/<defconfig>`.
@@ -331,10 +337,18 @@ status = \"not here\"
             table.arches[0].defconfig_file(Path::new("/t")),
             Path::new("/t/configs/a_defconfig")
         );
+        let out = std::env::temp_dir().join(format!("rust-qemu-test-out-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        assert_eq!(table.arches[0].kernel_config(&out), None);
+        let um = out.join("a_defconfig/build/linux-um-6.12");
+        std::fs::create_dir_all(&um).expect("mkdir");
+        std::fs::create_dir_all(out.join("a_defconfig/build/linux-tools")).expect("mkdir");
+        std::fs::write(um.join(".config"), "CONFIG_RUST=y\n").expect("write");
         assert_eq!(
-            table.arches[0].kernel_config(Path::new("/o")),
-            Path::new("/o/a_defconfig/build/linux-custom/.config")
+            table.arches[0].kernel_config(&out),
+            Some(um.join(".config"))
         );
+        std::fs::remove_dir_all(&out).expect("cleanup");
     }
 
     #[test]

@@ -68,7 +68,31 @@ pub fn rust_in_config(config: Option<&str>) -> String {
     }
 }
 
-/// The kernel's toolchain from a defconfig: `LLVM (clang-22)` for
+/// The compiler that built a kernel, from its `.config`:
+/// `LLVM (clang-22)` for `CONFIG_CC_IS_CLANG` with `CONFIG_CLANG_VERSION=220108`,
+/// `gcc 12` for `CONFIG_CC_IS_GCC` with `CONFIG_GCC_VERSION=120200`.
+pub fn toolchain_of_config(config: &str) -> Option<String> {
+    let value = |key: &str| {
+        config.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(key)?
+                .strip_prefix('=')?
+                .parse::<u32>()
+                .ok()
+        })
+    };
+    let has = |key: &str| config.lines().any(|l| l.trim() == key);
+    if has("CONFIG_CC_IS_CLANG=y") {
+        value("CONFIG_CLANG_VERSION").map(|v| format!("LLVM (clang-{})", v / 10000))
+    } else if has("CONFIG_CC_IS_GCC=y") {
+        value("CONFIG_GCC_VERSION").map(|v| format!("gcc {}", v / 10000))
+    } else {
+        None
+    }
+}
+
+/// The kernel's toolchain from a defconfig of Buildroot's linux package
+/// (before a build, or without one): `LLVM (clang-22)` for
 /// `BR2_LINUX_KERNEL_RUST_LLVM="-22"`, else the external toolchain's gcc.
 pub fn kernel_toolchain(defconfig: &str) -> String {
     let value = |key: &str| {
@@ -385,6 +409,28 @@ ok 7 rust_platform@of # SKIP only on riscv64
             ("", "gcc"),
         ] {
             assert_eq!(kernel_toolchain(defconfig), toolchain, "{defconfig}");
+        }
+    }
+
+    #[test]
+    fn toolchains_of_built_kernels() {
+        for (config, toolchain) in [
+            (
+                "CONFIG_CC_IS_CLANG=y\nCONFIG_CLANG_VERSION=220108\nCONFIG_GCC_VERSION=0\n",
+                Some("LLVM (clang-22)"),
+            ),
+            (
+                "CONFIG_CC_IS_GCC=y\nCONFIG_GCC_VERSION=120200\nCONFIG_CLANG_VERSION=0\n",
+                Some("gcc 12"),
+            ),
+            ("CONFIG_CC_IS_GCC=y\n", None),
+            ("CONFIG_RUST=y\n", None),
+        ] {
+            assert_eq!(
+                toolchain_of_config(config).as_deref(),
+                toolchain,
+                "{config}"
+            );
         }
     }
 
