@@ -1,8 +1,9 @@
 //! The top-level tests the on-target runner must report for an arch, from
 //! its manifest (`package/rust-tests/src/manifest`: `<test> <action> [arg]`
 //! per line; consecutive lines of one `<test>` form one top-level test; a
-//! test whose first line is `arch <name>[,<name>...]` runs on those arches
-//! only and is reported as SKIP elsewhere).
+//! test whose first line is `arch <name>[=<value>][,...]` runs on those
+//! arches only and is reported as SKIP elsewhere; the values are the
+//! runner's, for its `{}`).
 
 use std::path::{Path, PathBuf};
 
@@ -51,6 +52,7 @@ impl Manifest {
             let arches = (action == "arch").then(|| {
                 fields
                     .flat_map(|f| f.split(','))
+                    .map(|item| item.split_once('=').map_or(item, |(arch, _)| arch))
                     .filter(|a| !a.is_empty())
                     .map(str::to_string)
                     .collect::<Vec<_>>()
@@ -140,7 +142,7 @@ rust_minimal\tload\n\
 rust_minimal\tdmesg\trust_minimal: Rust minimal sample (init)\n\
 rust_platform@of\tarch\triscv64,aarch64\n\
 rust_platform@of\tload\n\
-rust_platform@override\tarch\tx86_64\n\
+rust_platform@override\tarch\tx86_64=pcspkr,loongarch64=100d0100.rtc\n\
 rust_platform@override\tload\n";
 
     fn manifest() -> Manifest {
@@ -155,6 +157,10 @@ rust_platform@override\tload\n";
         assert_eq!(m.expected_on("x86_64")[3..], ["rust_platform@override"]);
         assert_eq!(m.expected_on("riscv64")[3..], ["rust_platform@of"]);
         assert_eq!(m.expected_on("aarch64")[3..], ["rust_platform@of"]);
+        assert_eq!(
+            m.expected_on("loongarch64")[3..],
+            ["rust_platform@override"]
+        );
         assert_eq!(m.expected_on("console"), common);
     }
 

@@ -105,14 +105,40 @@ void manifest_free(struct manifest *m)
 	m->count = 0;
 }
 
-bool machine_listed(const char *list, const char *machine)
+bool machine_listed(const char *list, const char *machine, char *value, size_t size)
 {
 	size_t n = strlen(machine);
 
 	for (const char *p = list; *p; p += strcspn(p, ",")) {
 		p += *p == ',';
-		if (strncmp(p, machine, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-			return true;
+		if (strncmp(p, machine, n) != 0 || !strchr(",=", p[n]))
+			continue;
+		if (p[n] == '=')
+			snprintf(value, size, "%.*s", (int)strcspn(p + n + 1, ","), p + n + 1);
+		else
+			snprintf(value, size, "%s", "");
+		return true;
 	}
 	return false;
+}
+
+bool expand_value(char *s, size_t size, const char *value)
+{
+	char out[1024];
+	size_t len = 0;
+
+	for (const char *p = s; *p; p++) {
+		bool token = p[0] == '{' && p[1] == '}';
+		const char *piece = token ? value : p;
+		size_t n = token ? strlen(value) : 1;
+
+		if (len + n >= sizeof(out) || len + n >= size)
+			return false;
+		memcpy(out + len, piece, n);
+		len += n;
+		p += token;
+	}
+	out[len] = '\0';
+	memcpy(s, out, len + 1);
+	return true;
 }

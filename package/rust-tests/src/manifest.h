@@ -19,7 +19,8 @@ enum action {
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
 	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
-	ACTION_ARCH,	/* arch M[,M...] (first in its test): only on those `uname -m` ("um" under UML), else SKIP */
+	ACTION_ARCH,	/* arch M[=V][,M[=V]...] (first in its test): only on those `uname -m` ("um" under
+			 * UML), else SKIP; "{}" in the test's later arguments is this machine's V */
 };
 
 struct check {
@@ -44,7 +45,12 @@ void manifest_free(struct manifest *m);
 const char *action_name(enum action a);
 /* A subtest name for a check: "dmesg: TEXT", "load", ... */
 const char *check_name(const struct check *c);
-/* Whether machine is one of list's comma-separated names ("arch" action). */
-bool machine_listed(const char *list, const char *machine);
+/*
+ * Whether machine is one of list's comma-separated "name" or "name=value"
+ * items ("arch" action); its value (or "") in value[size].
+ */
+bool machine_listed(const char *list, const char *machine, char *value, size_t size);
+/* s[size] with every "{}" replaced by value; false if it did not fit. */
+bool expand_value(char *s, size_t size, const char *value);
 
 #endif

@@ -41,6 +41,7 @@ struct group {
 	int kmsg_fd;
 	bool loaded;
 	bool load_failed;
+	char value[64];		/* this machine's value of the "arch" line, for "{}" */
 };
 
 static void diag(int depth, const char *expected, const char *seen)
@@ -117,9 +118,9 @@ static bool read_file(const char *path, char *buf, size_t size)
 
 /*
  * Whether this machine is one of list's: `uname -m`, or "um" under
- * User-Mode Linux (whose `uname -m` is the host's).
+ * User-Mode Linux (whose `uname -m` is the host's); its value in value[size].
  */
-static bool on_machine(const char *list)
+static bool on_machine(const char *list, char *value, size_t size)
 {
 	char line[200];
 	bool uml = false;
@@ -131,8 +132,8 @@ static bool on_machine(const char *list)
 	if (f)
 		fclose(f);
 	if (uml)
-		return machine_listed(list, "um");
-	return uname(&u) == 0 && machine_listed(list, u.machine);
+		return machine_listed(list, "um", value, size);
+	return uname(&u) == 0 && machine_listed(list, u.machine, value, size);
 }
 
 /* The path of module's .ko, from modules.dep of the running kernel. */
@@ -207,11 +208,18 @@ static bool log_check(const struct check *c, int number, const struct kmsg_log *
 }
 
 /* One check of a module group: prints its result, returns true if ok. */
-static bool run_check(struct group *g, const struct check *c, int number)
+static bool run_check(struct group *g, const struct check *manifest_check, int number)
 {
 	char out[512], expected[600], cmd[700];
+	struct check expanded = *manifest_check, *c = &expanded;
 	bool ok = false;
 	int rc;
+
+	if (!expand_value(c->arg, sizeof(c->arg), g->value)) {
+		ktap_result(1, false, number, check_name(manifest_check), NULL);
+		diag(1, "an argument that fits with {} replaced", g->value);
+		return false;
+	}
 
 	kmsg_read_new(g->kmsg_fd, &g->log);
 	switch (c->action) {
@@ -296,7 +304,7 @@ static bool run_check(struct group *g, const struct check *c, int number)
 		}
 		return ok;
 	case ACTION_ARCH:	/* first in its group: main() skips it elsewhere */
-		ok = on_machine(c->arg);
+		ok = on_machine(c->arg, g->value, sizeof(g->value));
 		ktap_result(1, ok, number, check_name(c), NULL);
 		if (!ok)
 			diag(1, "this machine (uname -m, or um)", "another one");
@@ -502,7 +510,8 @@ int main(int argc, char **argv)
 		g.count = e - s;
 		snprintf(g.module, sizeof(g.module), "%.*s", (int)strcspn(g.test, "@"), g.test);
 		g.kmsg_fd = kmsg_open_at_end();
-		if (g.checks[0].action == ACTION_ARCH && !on_machine(g.checks[0].arg)) {
+		if (g.checks[0].action == ACTION_ARCH &&
+		    !on_machine(g.checks[0].arg, g.value, sizeof(g.value))) {
 			char why[200];
 
 			snprintf(why, sizeof(why), "SKIP only on %.64s", g.checks[0].arg);

@@ -19,6 +19,7 @@ static int failures, count;
 static void test_manifest_lines(void)
 {
 	struct check c;
+	char v[64];
 
 	EXPECT(manifest_parse_line("# a comment\n", &c) == 1);
 	EXPECT(manifest_parse_line("   \n", &c) == 1);
@@ -38,9 +39,21 @@ static void test_manifest_lines(void)
 	EXPECT(c.action == ACTION_ARCH && strcmp(c.arg, "riscv64") == 0);
 	EXPECT(manifest_parse_line("m@dt arch\n", &c) == -1);
 	EXPECT(manifest_parse_line("m@dt arch riscv64,aarch64\n", &c) == 0);
-	EXPECT(machine_listed(c.arg, "riscv64") && machine_listed(c.arg, "aarch64"));
-	EXPECT(!machine_listed(c.arg, "x86_64") && !machine_listed(c.arg, "aarch6"));
-	EXPECT(!machine_listed(c.arg, "riscv") && !machine_listed("", "riscv64"));
+	EXPECT(machine_listed(c.arg, "riscv64", v, sizeof(v)) && !v[0]);
+	EXPECT(machine_listed(c.arg, "aarch64", v, sizeof(v)) && !v[0]);
+	EXPECT(!machine_listed(c.arg, "x86_64", v, sizeof(v)));
+	EXPECT(!machine_listed(c.arg, "aarch6", v, sizeof(v)));
+	EXPECT(!machine_listed(c.arg, "riscv", v, sizeof(v)));
+	EXPECT(!machine_listed("", "riscv64", v, sizeof(v)));
+	EXPECT(machine_listed("x86_64=pcspkr,loongarch64=100d0100.rtc", "loongarch64", v, sizeof(v)));
+	EXPECT(strcmp(v, "100d0100.rtc") == 0);
+	EXPECT(machine_listed("x86_64=pcspkr,um", "x86_64", v, sizeof(v)) && !strcmp(v, "pcspkr"));
+	EXPECT(!machine_listed("x86_64=pcspkr", "pcspkr", v, sizeof(v)));
+	snprintf(v, sizeof(v), "echo {} >/sys/{}/x {");
+	EXPECT(expand_value(v, sizeof(v), "dev") && strcmp(v, "echo dev >/sys/dev/x {") == 0);
+	snprintf(v, sizeof(v), "{}{}{}{}");
+	EXPECT(!expand_value(v, 8, "abc"));	/* too long: left as it was */
+	EXPECT(strcmp(v, "{}{}{}{}") == 0);
 	EXPECT(manifest_parse_line("m frobnicate x\n", &c) == -1);
 	EXPECT(manifest_parse_line("lonely\n", &c) == -1);
 }
