@@ -33,8 +33,8 @@ pub fn main(cli: Cli) -> u8 {
 }
 
 fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
-    let table = ArchTable::load(cli.arches.as_deref())?;
     let tree = layout::tree_root(cli.tree.as_deref());
+    let table = ArchTable::load(cli.arches.as_deref())?.with_defconfigs_of(&tree);
     let manifest = || {
         let path = cli
             .manifest

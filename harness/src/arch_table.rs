@@ -30,6 +30,21 @@ pub const CMDLINE_BUILTIN_PARAMS: &str = concat!(
 /// The defconfigs, relative to the tree.
 pub const CONFIGS_DIR: &str = "configs";
 
+/// Timeouts of an arch that has a defconfig and no `[[arch]]` entry.
+pub const DEFAULT_BOOT_TIMEOUT_S: f64 = 240.0;
+pub const DEFAULT_TEST_TIMEOUT_S: f64 = 300.0;
+
+/// The arch a defconfig's name gives: `qemu_<uname -m>_rust_defconfig`,
+/// or `um_<host>_rust_defconfig` for User-Mode Linux ("um").
+pub fn arch_of_defconfig(defconfig: &str) -> Option<&str> {
+    let stem = defconfig.strip_suffix("_rust_defconfig")?;
+    match stem.split_once('_')? {
+        ("qemu", arch) if !arch.is_empty() => Some(arch),
+        ("um", host) if !host.is_empty() => Some("um"),
+        _ => None,
+    }
+}
+
 /// One architecture the harness boots.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +190,43 @@ impl ArchTable {
             arches: file.arch,
             others: file.other,
         })
+    }
+
+    /// Adds an arch with the default settings for every defconfig of
+    /// `<tree>/configs` whose name gives one (see [`arch_of_defconfig`])
+    /// and that no entry has, in file name order: a new arch needs no
+    /// entry unless it overrides them.
+    pub fn with_defconfigs_of(mut self, tree: &Path) -> ArchTable {
+        let Ok(entries) = std::fs::read_dir(tree.join(CONFIGS_DIR)) else {
+            return self;
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for defconfig in names {
+            let Some(arch) = arch_of_defconfig(&defconfig) else {
+                continue;
+            };
+            if self
+                .arches
+                .iter()
+                .any(|a| a.defconfig == defconfig || a.name == arch)
+            {
+                continue;
+            }
+            self.arches.push(ArchSpec {
+                name: arch.to_string(),
+                matrix_name: None,
+                qemu_packages: Vec::new(),
+                boot_timeout_s: DEFAULT_BOOT_TIMEOUT_S,
+                test_timeout_s: DEFAULT_TEST_TIMEOUT_S,
+                kernel_log_ignore: Vec::new(),
+                defconfig,
+            });
+        }
+        self
     }
 
     /// The table built into the binary.
@@ -349,6 +401,54 @@ status = \"not here\"
             Some(um.join(".config"))
         );
         std::fs::remove_dir_all(&out).expect("cleanup");
+    }
+
+    #[test]
+    fn arches_from_defconfig_names() {
+        for (defconfig, arch) in [
+            ("qemu_aarch64_rust_defconfig", Some("aarch64")),
+            ("qemu_x86_64_rust_defconfig", Some("x86_64")),
+            ("um_x86_64_rust_defconfig", Some("um")),
+            ("qemu_rust_defconfig", None),
+            ("qemu__rust_defconfig", None),
+            ("qemu_x86_64_defconfig", None),
+            ("pc_x86_64_rust_defconfig", None),
+        ] {
+            assert_eq!(arch_of_defconfig(defconfig), arch, "{defconfig}");
+        }
+    }
+
+    #[test]
+    fn a_defconfig_without_an_entry_is_an_arch_with_defaults() {
+        let tree = std::env::temp_dir().join(format!("rust-qemu-test-cfgs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tree);
+        std::fs::create_dir_all(tree.join(CONFIGS_DIR)).expect("mkdir");
+        for name in [
+            "a_defconfig",
+            "qemu_newarch_rust_defconfig",
+            "qemu_a_rust_defconfig",
+            "README",
+        ] {
+            std::fs::write(tree.join(CONFIGS_DIR).join(name), "").expect("write");
+        }
+        let table = ArchTable::parse(TABLE, "test")
+            .expect("parses")
+            .with_defconfigs_of(&tree);
+        // "a" has its entry (a_defconfig); qemu_a_rust_defconfig names it too
+        assert_eq!(table.names(), ["a", "b", "newarch"]);
+        let new = table.get("newarch").expect("discovered");
+        assert_eq!(new.defconfig, "qemu_newarch_rust_defconfig");
+        assert_eq!(new.boot_timeout_s, DEFAULT_BOOT_TIMEOUT_S);
+        assert_eq!(new.matrix_name(), "newarch");
+        std::fs::remove_dir_all(&tree).expect("cleanup");
+    }
+
+    #[test]
+    fn the_tree_defconfigs_all_have_entries() {
+        // Every defconfig of this tree has tuned timeouts in arches.toml.
+        let table = builtin();
+        let names = table.names().len();
+        assert_eq!(table.with_defconfigs_of(&tree()).names().len(), names);
     }
 
     #[test]

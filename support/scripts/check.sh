@@ -15,8 +15,8 @@ harness() {
 	cargo run -q --release -p rust-qemu-test -- "$@"
 }
 
-# The arches and their defconfigs: the harness's table (harness/arches.toml),
-# "<arch> <defconfig>" per line. DEFCONFIGS (space-separated) picks some.
+# The arches and their defconfigs: harness/arches.toml plus every
+# configs/*_rust_defconfig, "<arch> <defconfig>" per line (harness list). DEFCONFIGS (space-separated) picks some.
 if ! arch_table=$(harness list); then
 	echo "FAIL the harness does not build (cargo run -p rust-qemu-test)"
 	echo "check: $passed passed, 1 failed"
@@ -141,7 +141,7 @@ set --
 for d in $defconfigs; do
 	arch=$(printf '%s\n' "$arch_table" | awk -v d="$d" '$2 == d { print $1 }')
 	if [ -z "$arch" ]; then
-		echo "FAIL boot-tests: $d is not in harness/arches.toml"
+		echo "FAIL boot-tests: $d names no arch (harness list)"
 		failed=$((failed + 1))
 	else
 		set -- "$@" --arch "$arch"
