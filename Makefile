@@ -68,7 +68,8 @@ endif
 $(BR_GOALS): _buildroot
 	@:
 
-$(SETUP_STAMP): support/setup-host.sh support/debian-packages.txt support/apt.sources support/versions.env
+$(SETUP_STAMP): support/setup-host.sh support/debian-packages.txt support/apt.sources support/versions.env \
+		offline/provision.sh offline/sources.tsv
 	support/setup-host.sh
 	@mkdir -p $(@D) && touch $@
 

@@ -21,73 +21,65 @@ endif
 RUST_QEMU_OFFLINE_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
 # Source trees unpacked from Debian's .orig tarballs (offline/sources.tsv,
-# mode 'override'). An override skips Buildroot's extract and patch steps:
-# provision.sh applied the patches that fit.
-HOST_E2FSPROGS_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-e2fsprogs
-HOST_KMOD_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-kmod
+# mode 'override'; 'built' and 'host' below). An override skips Buildroot's extract and
+# patch steps: provision.sh applied the patches that fit.
 HOST_LIBTOOL_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libtool
 HOST_LIBZLIB_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libzlib
 HOST_M4_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-m4
-HOST_PATCHELF_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-patchelf
 HOST_PKGCONF_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-pkgconf
-HOST_TAR_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-tar
-HOST_UTIL_LINUX_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-util-linux
 
 # host-tar: its configure refuses to run as root (CI runs as root) unless
 # this is in the environment; Buildroot 2026.02.3 does not set it.
 export FORCE_UNSAFE_CONFIGURE = 1
 
-# host-tar: tar.mk's post-patch hook (keeps automake from re-running after
-# Buildroot's patches touched Makefile.am), run after the rsync instead.
-HOST_TAR_POST_RSYNC_HOOKS += HOST_TAR_NO_AUTORECONF
+# Host tools not built per output (sources.tsv modes 'built' and 'host'):
+# the package's programs are links into HOST_DIR/bin or HOST_DIR/sbin (as
+# where they are), to the build provision.sh made once in
+# CACHE/host-tools/<package>/ ('built': tar, patchelf, arch-independent,
+# the same for every output), or to the programs of Debian's installed
+# binary package ('host': fakeroot, ccache, e2fsprogs' mke2fs, kmod's
+# depmod). No dependencies but host-skeleton: neither host-util-linux (for
+# e2fsprogs) nor the autotools (for kmod's and patchelf's autoreconf) are
+# built.
+RUST_QEMU_OFFLINE_TOOLS := $(patsubst %/,%,$(dir $(RUST_QEMU_OFFLINE_SRC)))/host-tools
 
-# host-e2fsprogs: Debian's 1.47.2 has a generated configure and needs no
-# configure.ac patch, so no autoreconf ...
-HOST_E2FSPROGS_AUTORECONF = NO
-# ... and without it neither host-gettext (gettext-tiny, not in Debian) nor
-# host-autoconf-archive (.orig 404 on the mirror): e2fsprogs.mk's list
-# minus those two (host-skeleton: the generic '+=' is overridden too).
-override HOST_E2FSPROGS_DEPENDENCIES = host-pkgconf host-util-linux host-skeleton
-
-# host-kmod: Debian's .orig is a git snapshot without configure.
-HOST_KMOD_AUTORECONF = YES
-# host-kmod: what kmod's autogen.sh does without gtk-doc (automake needs
-# the file that libkmod/docs/Makefile.am includes).
-define HOST_KMOD_GTK_DOC_STUB
-	touch $(@D)/libkmod/docs/gtk-doc.make
+define RUST_QEMU_OFFLINE_LINK_PROGRAMS
+	for f in $($(PKG)_OFFLINE_PROGRAMS); do \
+		test -x "$$f" || { echo "offline: $$f missing: run offline/provision.sh (support/setup-host.sh)" >&2; exit 1; }; \
+		d=$(HOST_DIR)/$$(basename $$(dirname "$$f")); \
+		mkdir -p "$$d" && ln -sf "$$f" "$$d/" || exit 1; \
+	done
 endef
-HOST_KMOD_POST_RSYNC_HOOKS += HOST_KMOD_GTK_DOC_STUB
 
-# host-patchelf: Debian's .orig is a git export without configure.
-HOST_PATCHELF_AUTORECONF = YES
-
-# offline-debian-binary PKG,VAR,PROGRAM: Buildroot's host package PKG
-# (variables VAR_*) is Debian's installed /usr/bin/PROGRAM, linked into
-# HOST_DIR/bin: nothing to build, no dependencies; the empty source dir
-# (provision.sh, mode 'host') keeps the override machinery happy.
-define offline-debian-binary
+# rust-qemu-offline-prebuilt PACKAGE,PREFIX,PROGRAMS: package PACKAGE
+# (variables PREFIX_*) is its PROGRAMS (shell words, globs allowed); its
+# source dir (legal-info's) is CACHE/src/PACKAGE
+define rust-qemu-offline-prebuilt
 $(2)_OVERRIDE_SRCDIR = $$(RUST_QEMU_OFFLINE_SRC)/$(1)
 override $(2)_DEPENDENCIES = host-skeleton
-$(2)_CONFIGURE_CMDS = @:
-$(2)_BUILD_CMDS = @:
-define $(2)_INSTALL_CMDS
-	@test -x /usr/bin/$(3) || { echo "offline: /usr/bin/$(3) missing: apt-get install $(3)" >&2; exit 1; }
-	mkdir -p $$(HOST_DIR)/bin
-	ln -sf /usr/bin/$(3) $$(HOST_DIR)/bin/$(3)
+$(2)_OFFLINE_PROGRAMS = $(3)
+$(2)_AUTORECONF = NO
+$(2)_LIBTOOL_PATCH = NO
+override $(2)_CONFIGURE_CMDS = @:
+override $(2)_BUILD_CMDS = @:
+override $(2)_INSTALL_CMDS = $$(RUST_QEMU_OFFLINE_LINK_PROGRAMS)
 endef
-endef
 
-# host-fakeroot: no fakeroot .orig is downloadable; Debian's installed
-# fakeroot replaces it (and no host-acl/host-attr are needed).
-$(eval $(call offline-debian-binary,host-fakeroot,HOST_FAKEROOT,fakeroot))
+# sources.tsv rows 'built' and 'host' as <package>|<mode>|<programs>
+RUST_QEMU_OFFLINE_PREBUILT_ROWS := $(shell awk -F'\t' '$$6 == "built" { \
+	print $$1 "|built|$(RUST_QEMU_OFFLINE_TOOLS)/" $$1 "/bin/*" } \
+	$$6 == "host" { print $$1 "|host|" $$7 }' $(RUST_QEMU_OFFLINE_DIR)/sources.tsv)
+$(foreach r,$(RUST_QEMU_OFFLINE_PREBUILT_ROWS),\
+	$(eval $(call rust-qemu-offline-prebuilt,$(firstword $(subst |, ,$(r))),$(call UPPERCASE,$(firstword $(subst |, ,$(r)))),\
+		$(subst $(comma), ,$(word 3,$(subst |, ,$(r)))))))
 
-# host-ccache (BR2_CCACHE): Debian's installed ccache, not ccache 4.12.3
-# built with cmake and four more host libraries. It reads CCACHE_DIR,
-# which the project's Makefile sets to BR2_CCACHE_DIR (Buildroot's own
-# build is patched to read BR_CACHE_DIR instead).
-$(eval $(call offline-debian-binary,host-ccache,HOST_CCACHE,ccache))
+# host-util-linux: host-e2fsprogs' Config.in.host selects it (for its
+# libuuid and libblkid), which makes it a target of every output; Debian's
+# e2fsprogs needs neither, so the selection is undone here. A host package
+# that depends on host-util-linux still gets it built (libraries only).
+override BR2_PACKAGE_HOST_UTIL_LINUX =
 
-# legal-info, for a package of sources.tsv in mode 'override' (Debian's
+# legal-info, for a package of sources.tsv in mode 'override' or 'built' (Debian's
 # source) or 'host' (a Debian binary package replaces it):
 # - its license files are checked against this layer's hash file only,
 #   patches/<package>/<name>.hash, calculated from Debian's files
@@ -101,7 +93,7 @@ $(eval $(call offline-debian-binary,host-ccache,HOST_CCACHE,ccache))
 #   there when legal-info runs: older outputs have none in their build
 #   dir).
 # sources.tsv rows as <package>|<mode>|<Debian version>|<.orig>|<pool dir>
-RUST_QEMU_OFFLINE_LEGAL_ROWS := $(shell awk -F'\t' '$$6 == "override" || $$6 == "host" { \
+RUST_QEMU_OFFLINE_LEGAL_ROWS := $(shell awk -F'\t' '$$6 == "override" || $$6 == "built" || $$6 == "host" { \
 	p = substr($$4, 1, $$4 ~ /^lib/ ? 4 : 1); \
 	print $$1 "|" $$6 "|" $$5 "|" $$7 "|https://deb.debian.org/debian/pool/main/" p "/" $$4 }' \
 	$(RUST_QEMU_OFFLINE_DIR)/sources.tsv)

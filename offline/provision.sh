@@ -3,6 +3,8 @@
 # Debian's archive, as listed in offline/sources.tsv:
 #   exact    -> CACHE_DIR/dl/<raw name>/<Buildroot's file name>
 #   override -> CACHE_DIR/src/<package>/ (unpacked .orig + patches)
+#   built    -> the same, then built once into CACHE_DIR/host-tools/<package>/
+#   host     -> Debian's installed programs, checked
 # Each .orig is located with apt (deb-src indexes) and downloaded by
 # apt's own helper, which checks the SHA256 of the signed index; the
 # .orig files are kept in CACHE_DIR/debian/. Idempotent: a second run
@@ -146,9 +148,10 @@ while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; d
 		say "$pkg $brver: $dl (Debian $dsrc $dver, identical)"
 		n_exact=$((n_exact + 1))
 		;;
-	override)
+	override | built)
 		up=$(printf '%s' "$pkg" | tr 'a-z-' 'A-Z_')
-		grep -q "^${up}_OVERRIDE_SRCDIR = \$(RUST_QEMU_OFFLINE_SRC)/$pkg\$" "$localmk" ||
+		[ "$mode" = built ] ||
+			grep -q "^${up}_OVERRIDE_SRCDIR = \$(RUST_QEMU_OFFLINE_SRC)/$pkg\$" "$localmk" ||
 			die "$pkg: no '${up}_OVERRIDE_SRCDIR = \$(RUST_QEMU_OFFLINE_SRC)/$pkg' in $localmk"
 		grep -q "[[:space:]]$brsrc\$" "$br/package/$raw/$raw.hash" ||
 			die "$pkg: Buildroot in $br no longer wants $brsrc: offline/sources.tsv is not for this Buildroot"
@@ -183,19 +186,21 @@ while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; d
 		n_override=$((n_override + 1))
 		;;
 	host)
-		# Replaced by the same-named program of a Debian binary package
-		# (local.mk); the source dir keeps Buildroot's override machinery
-		# happy and holds what legal-info saves: a README and the binary
-		# package's copyright file (the package's license file).
-		prog=$(command -v "$dsrc") || die "$pkg: '$dsrc' not found: apt-get install $dsrc"
-		bin=$(dpkg-query -S "$(readlink -f "$prog")" 2>/dev/null | sed -n '1s/:.*//p')
-		bin=${bin:-$dsrc}
+		# Replaced by programs of the Debian binary package $dsrc
+		# (local.mk links them); the source dir keeps Buildroot's
+		# override machinery happy and holds what legal-info saves: a
+		# README and the binary package's copyright file (the package's
+		# license file).
+		inst=$(dpkg-query -W -f '${Version}' "$dsrc" 2>/dev/null) || die "$pkg: Debian's $dsrc is not installed: apt-get install $dsrc"
+		for prog in $(printf '%s' "$orig" | tr ',' ' '); do
+			[ -x "$prog" ] || die "$pkg: $prog missing (Debian's $dsrc $inst): apt-get install --reinstall $dsrc"
+		done
 		dest=$cache/src/$pkg
 		mkdir -p "$dest"
-		printf '%s\n' "No source on purpose: Buildroot's $pkg is not built; Debian's $prog" \
-			"(binary package $bin $(dpkg-query -W -f '${Version}' "$bin" 2>/dev/null)) replaces it (offline/local.mk)." \
-			"copyright: that package's /usr/share/doc/$bin/copyright." >"$dest/README"
-		cp "/usr/share/doc/$bin/copyright" "$dest/copyright" 2>/dev/null || rm -f "$dest/copyright"
+		printf '%s\n' "No source on purpose: Buildroot's $pkg is not built; the programs $orig" \
+			"of Debian's binary package $dsrc $inst replace it (offline/local.mk)." \
+			"copyright: that package's /usr/share/doc/$dsrc/copyright." >"$dest/README"
+		cp "/usr/share/doc/$dsrc/copyright" "$dest/copyright" 2>/dev/null || rm -f "$dest/copyright"
 		msg=$(check_licenses "$pkg" "$dest") || warn "$pkg: $msg: legal-info will fail"
 		;;
 	local)
@@ -206,4 +211,48 @@ while IFS=$tab read -r pkg brver brsrc dsrc dver mode orig osha patches _ <&3; d
 	esac
 done 3<"$tsv"
 
-say "sources ready in $cache: $n_exact identical tarballs in dl/, $n_override source trees in src/"
+# build_tool PACKAGE: CACHE/host-tools/PACKAGE/ built from CACHE/src/PACKAGE
+# with the host's compiler (no ccache), as Buildroot's host package would
+# be, in a scratch copy (src/ stays what legal-info archives).
+build_tool() {
+	b=$cache/host-tools/.$1.build
+	rm -rf "$b" "$cache/host-tools/$1"
+	mkdir -p "$cache/host-tools"
+	cp -a "$cache/src/$1" "$b"
+	case $1 in
+	host-tar)
+		# as tar.mk: Buildroot's patches touched Makefile.am; no automake
+		touch "$b/src/Makefile.in" "$b/tests/Makefile.in"
+		set -- "$1" --without-selinux --disable-nls
+		;;
+	host-patchelf)
+		# a git export: no configure (Debian's autoconf, automake)
+		command -v autoreconf >/dev/null || die "$1: autoreconf not found: apt-get install autoconf automake"
+		(cd "$b" && autoreconf -fi) >"$b.log" 2>&1 || { tail -n 20 "$b.log" >&2; die "$1: autoreconf failed (log: $b.log)"; }
+		;;
+	esac
+	pkg=$1
+	shift
+	say "$pkg: building once into $cache/host-tools/$pkg"
+	(cd "$b" && FORCE_UNSAFE_CONFIGURE=1 ./configure --prefix="$cache/host-tools/$pkg" "$@" &&
+		make -j"$(nproc)" && make install) >"$b.log" 2>&1 || {
+		tail -n 20 "$b.log" >&2
+		die "$pkg: build failed (log: $b.log)"
+	}
+	rm -rf "$b" "$b.log"
+}
+
+# The 'built' packages, again when their source tree changed.
+n_built=0
+while IFS=$tab read -r pkg _ _ _ _ mode _ <&3; do
+	[ "$mode" = built ] || continue
+	stamp=$cache/host-tools/.$pkg.stamp
+	if ! [ -f "$stamp" ] || ! cmp -s "$stamp" "$cache/src/.$pkg.stamp"; then
+		rm -f "$stamp"
+		build_tool "$pkg"
+		cp "$cache/src/.$pkg.stamp" "$stamp"
+	fi
+	n_built=$((n_built + 1))
+done 3<"$tsv"
+
+say "sources ready in $cache: $n_exact identical tarballs in dl/, $n_override source trees in src/, $n_built of them built in host-tools/"
