@@ -20,6 +20,14 @@ endif
 # This directory (offline/): its sources.tsv and patches/.
 RUST_QEMU_OFFLINE_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 
+# The rows of sources.tsv this file acts on, as
+# <package>|<mode>|<Debian version>|<orig_file>|<pool dir>
+# (orig_file: the .orig, or a 'host' package's programs)
+RUST_QEMU_OFFLINE_ROWS := $(shell awk -F'\t' '$$6 == "override" || $$6 == "built" || $$6 == "host" { \
+	p = substr($$4, 1, $$4 ~ /^lib/ ? 4 : 1); \
+	print $$1 "|" $$6 "|" $$5 "|" $$7 "|https://deb.debian.org/debian/pool/main/" p "/" $$4 }' \
+	$(RUST_QEMU_OFFLINE_DIR)/sources.tsv)
+
 # Source trees unpacked from Debian's .orig tarballs (offline/sources.tsv,
 # mode 'override'; 'built' and 'host' below). An override skips Buildroot's extract and
 # patch steps: provision.sh applied the patches that fit.
@@ -27,10 +35,6 @@ HOST_LIBTOOL_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libtool
 HOST_LIBZLIB_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libzlib
 HOST_M4_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-m4
 HOST_PKGCONF_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-pkgconf
-
-# host-tar: its configure refuses to run as root (CI runs as root) unless
-# this is in the environment; Buildroot 2026.02.3 does not set it.
-export FORCE_UNSAFE_CONFIGURE = 1
 
 # Host tools not built per output (sources.tsv modes 'built' and 'host'):
 # the package's programs are links into HOST_DIR/bin or HOST_DIR/sbin (as
@@ -51,27 +55,21 @@ define RUST_QEMU_OFFLINE_LINK_PROGRAMS
 	done
 endef
 
-# rust-qemu-offline-prebuilt PACKAGE,PREFIX,PROGRAMS: package PACKAGE
-# (variables PREFIX_*) is its PROGRAMS (shell words, globs allowed); its
-# source dir (legal-info's) is CACHE/src/PACKAGE
+# rust-qemu-offline-prebuilt PREFIX,FIELDS: package PREFIX (HOST_TAR) of
+# the 'built' or 'host' row FIELDS is its programs (shell words, globs
+# allowed); its source dir (legal-info's) is CACHE/src/<package>
 define rust-qemu-offline-prebuilt
-$(2)_OVERRIDE_SRCDIR = $$(RUST_QEMU_OFFLINE_SRC)/$(1)
-override $(2)_DEPENDENCIES = host-skeleton
-$(2)_OFFLINE_PROGRAMS = $(3)
-$(2)_AUTORECONF = NO
-$(2)_LIBTOOL_PATCH = NO
-override $(2)_CONFIGURE_CMDS = @:
-override $(2)_BUILD_CMDS = @:
-override $(2)_INSTALL_CMDS = $$(RUST_QEMU_OFFLINE_LINK_PROGRAMS)
+$(1)_OVERRIDE_SRCDIR = $$(RUST_QEMU_OFFLINE_SRC)/$(word 1,$(2))
+override $(1)_DEPENDENCIES = host-skeleton
+$(1)_OFFLINE_PROGRAMS = $(if $(filter built,$(word 2,$(2))),$(RUST_QEMU_OFFLINE_TOOLS)/$(word 1,$(2))/bin/*,$(subst $(comma), ,$(word 4,$(2))))
+$(1)_AUTORECONF = NO
+$(1)_LIBTOOL_PATCH = NO
+override $(1)_CONFIGURE_CMDS = @:
+override $(1)_BUILD_CMDS = @:
+override $(1)_INSTALL_CMDS = $$(RUST_QEMU_OFFLINE_LINK_PROGRAMS)
 endef
-
-# sources.tsv rows 'built' and 'host' as <package>|<mode>|<programs>
-RUST_QEMU_OFFLINE_PREBUILT_ROWS := $(shell awk -F'\t' '$$6 == "built" { \
-	print $$1 "|built|$(RUST_QEMU_OFFLINE_TOOLS)/" $$1 "/bin/*" } \
-	$$6 == "host" { print $$1 "|host|" $$7 }' $(RUST_QEMU_OFFLINE_DIR)/sources.tsv)
-$(foreach r,$(RUST_QEMU_OFFLINE_PREBUILT_ROWS),\
-	$(eval $(call rust-qemu-offline-prebuilt,$(firstword $(subst |, ,$(r))),$(call UPPERCASE,$(firstword $(subst |, ,$(r)))),\
-		$(subst $(comma), ,$(word 3,$(subst |, ,$(r)))))))
+$(foreach r,$(RUST_QEMU_OFFLINE_ROWS),$(if $(filter built host,$(word 2,$(subst |, ,$(r)))),\
+	$(eval $(call rust-qemu-offline-prebuilt,$(call UPPERCASE,$(firstword $(subst |, ,$(r)))),$(subst |, ,$(r))))))
 
 # host-util-linux: host-e2fsprogs' Config.in.host selects it (for its
 # libuuid and libblkid), which makes it a target of every output; Debian's
@@ -92,18 +90,13 @@ override BR2_PACKAGE_HOST_UTIL_LINUX =
 #   package, which provision.sh copies next to its README (taken from
 #   there when legal-info runs: older outputs have none in their build
 #   dir).
-# sources.tsv rows as <package>|<mode>|<Debian version>|<.orig>|<pool dir>
-RUST_QEMU_OFFLINE_LEGAL_ROWS := $(shell awk -F'\t' '$$6 == "override" || $$6 == "built" || $$6 == "host" { \
-	p = substr($$4, 1, $$4 ~ /^lib/ ? 4 : 1); \
-	print $$1 "|" $$6 "|" $$5 "|" $$7 "|https://deb.debian.org/debian/pool/main/" p "/" $$4 }' \
-	$(RUST_QEMU_OFFLINE_DIR)/sources.tsv)
 
 define RUST_QEMU_OFFLINE_COPYRIGHT
 	cp $($(PKG)_OVERRIDE_SRCDIR)/copyright $($(PKG)_DIR)/copyright
 endef
 
 # rust-qemu-offline-legal PREFIX,FIELDS: the settings above for the
-# package PREFIX (HOST_LIBZLIB) of the row FIELDS (as listed above)
+# package PREFIX (HOST_LIBZLIB) of the row FIELDS (RUST_QEMU_OFFLINE_ROWS)
 define rust-qemu-offline-legal
 override $(1)_HASH_FILES = $(RUST_QEMU_OFFLINE_DIR)/patches/$(word 1,$(2))/$(patsubst host-%,%,$(word 1,$(2))).hash
 override $(1)_DL_VERSION = $(word 3,$(2))
@@ -116,7 +109,7 @@ else
 override $(1)_ACTUAL_SOURCE_TARBALL = $(word 4,$(2))
 endif
 endef
-$(foreach r,$(RUST_QEMU_OFFLINE_LEGAL_ROWS),\
+$(foreach r,$(RUST_QEMU_OFFLINE_ROWS),\
 	$(eval $(call rust-qemu-offline-legal,$(call UPPERCASE,$(firstword $(subst |, ,$(r)))),$(subst |, ,$(r)))))
 
 # file:// sites are files on this machine, not the network: keep them

@@ -219,25 +219,25 @@ build_tool() {
 	rm -rf "$b" "$cache/host-tools/$1"
 	mkdir -p "$cache/host-tools"
 	cp -a "$cache/src/$1" "$b"
+	conf=
 	case $1 in
 	host-tar)
 		# as tar.mk: Buildroot's patches touched Makefile.am; no automake
 		touch "$b/src/Makefile.in" "$b/tests/Makefile.in"
-		set -- "$1" --without-selinux --disable-nls
+		conf="--without-selinux --disable-nls"
 		;;
 	host-patchelf)
 		# a git export: no configure (Debian's autoconf, automake)
 		command -v autoreconf >/dev/null || die "$1: autoreconf not found: apt-get install autoconf automake"
-		(cd "$b" && autoreconf -fi) >"$b.log" 2>&1 || { tail -n 20 "$b.log" >&2; die "$1: autoreconf failed (log: $b.log)"; }
 		;;
 	esac
-	pkg=$1
-	shift
-	say "$pkg: building once into $cache/host-tools/$pkg"
-	(cd "$b" && FORCE_UNSAFE_CONFIGURE=1 ./configure --prefix="$cache/host-tools/$pkg" "$@" &&
+	say "$1: building once into $cache/host-tools/$1"
+	# shellcheck disable=SC2086 # conf: one option per word
+	(cd "$b" && { [ -x configure ] || autoreconf -fi; } &&
+		FORCE_UNSAFE_CONFIGURE=1 ./configure --prefix="$cache/host-tools/$1" $conf &&
 		make -j"$(nproc)" && make install) >"$b.log" 2>&1 || {
 		tail -n 20 "$b.log" >&2
-		die "$pkg: build failed (log: $b.log)"
+		die "$1: build failed (log: $b.log)"
 	}
 	rm -rf "$b" "$b.log"
 }
