@@ -29,8 +29,9 @@ RUST_QEMU_OFFLINE_ROWS := $(shell awk -F'\t' '$$6 == "override" || $$6 == "built
 	$(RUST_QEMU_OFFLINE_DIR)/sources.tsv)
 
 # Source trees unpacked from Debian's .orig tarballs (offline/sources.tsv,
-# mode 'override'; 'built' and 'host' below). An override skips Buildroot's extract and
-# patch steps: provision.sh applied the patches that fit.
+# mode 'override'; 'built' and 'host' below). An override skips
+# Buildroot's extract and patch steps: provision.sh applied the patches
+# that fit.
 HOST_LIBTOOL_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libtool
 HOST_LIBZLIB_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-libzlib
 HOST_M4_OVERRIDE_SRCDIR = $(RUST_QEMU_OFFLINE_SRC)/host-m4

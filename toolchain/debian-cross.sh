@@ -92,7 +92,7 @@ rm -rf "$out/debs"
 
 # The compiler wrappers below are the same file in every output: no
 # absolute path (the toolchain dir is where the wrapper is called from,
-# \$0, always an absolute path from Buildroot) and the mtime of the
+# $0, always an absolute path from Buildroot) and the mtime of the
 # compiler they run. ccache (compiler_check=mtime: mtime and size) then
 # sees one compiler, and a second output, or a new clone, reuses the
 # objects the first one compiled.

@@ -16,7 +16,8 @@ harness() {
 }
 
 # The arches and their defconfigs: harness/arches.toml plus every
-# configs/*_rust_defconfig, "<arch> <defconfig>" per line (harness list). DEFCONFIGS (space-separated) picks some.
+# configs/*_rust_defconfig, "<arch> <defconfig>" per line (harness list).
+# DEFCONFIGS (space-separated) picks some.
 if ! arch_table=$(harness list); then
 	echo "FAIL the harness does not build (cargo run -p rust-qemu-test)"
 	echo "check: $passed passed, 1 failed"
