@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "checks.h"
+#include "module.h"
+#include "params.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,11 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BLOCK_MS 100		/* how long a call must block before SIGALRM */
 #define CALL_MS 5000		/* how long a call that must not block may take */
+#define QUICK_MS 200		/* the longest timed check in quick mode */
+
+static bool quick;
+
+void checks_set_quick(void)
+{
+	quick = true;
+}
 
 /* _IOR('c', 1, u64), _IOW('c', 1, u64): the semaphore samples' ioctls */
 #define IOCTL_GET_READ_COUNT 0x80086301u
@@ -23,6 +36,7 @@
 static const struct { const char *name; int value; } errnos[] = {
 	{ "0", 0 }, { "ENXIO", ENXIO }, { "ENODEV", ENODEV }, { "ENOENT", ENOENT },
 	{ "EINVAL", EINVAL }, { "ENOTTY", ENOTTY }, { "EAGAIN", EAGAIN }, { "EBUSY", EBUSY },
+	{ "EFAULT", EFAULT },
 };
 
 static const char *errno_name(int e)
@@ -224,6 +238,176 @@ static bool check_read_exact(const char *args, char *expected, char *seen, size_
 	return true;
 }
 
+/*
+ * busy MODULE PATH: while PATH is open, MODULE cannot be unloaded (EAGAIN, "in
+ * use": the open file pins the module that owns its file operations).
+ */
+static bool check_busy(const char *args, char *expected, char *seen, size_t size)
+{
+	char module[64], path[256];
+	int fd, err;
+
+	if (sscanf(args, "%63s %255s", module, path) != 2) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	snprintf(expected, size, "unload %s fails with EAGAIN while %s is open", module, path);
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(seen, size, "open %s: %s", path, strerror(errno));
+		return false;
+	}
+	err = module_unload(module);
+	close(fd);
+	snprintf(seen, size, "unload %s while open: %s", module, err ? errno_name(err) : "succeeded");
+	return err == EAGAIN;
+}
+
+/*
+ * efault PATH OP[,OP...]: each OP with a NULL and with a kernel address as
+ * its buffer fails with EFAULT. OPs: read, write, fill-read (a good one-byte
+ * write first, so that the read has something to return), ioctl-get and
+ * ioctl-set (the semaphore samples' ioctls).
+ */
+static bool efault_op(int fd, const char *op, void *bad, char *seen, size_t size)
+{
+	unsigned char byte = 'x';
+	long rc;
+
+	alarm_ms(CALL_MS);
+	if (strcmp(op, "fill-read") == 0 && write(fd, &byte, 1) != 1) {
+		alarm_ms(0);
+		snprintf(seen, size, "%s: the good write failed: %s", op, strerror(errno));
+		return false;
+	}
+	if (strcmp(op, "read") == 0 || strcmp(op, "fill-read") == 0)
+		rc = read(fd, bad, 1);
+	else if (strcmp(op, "write") == 0)
+		rc = write(fd, bad, 1);
+	else if (strcmp(op, "ioctl-get") == 0)
+		rc = ioctl(fd, IOCTL_GET_READ_COUNT, bad);
+	else if (strcmp(op, "ioctl-set") == 0)
+		rc = ioctl(fd, IOCTL_SET_READ_COUNT, bad);
+	else {
+		alarm_ms(0);
+		snprintf(seen, size, "unknown operation '%s'", op);
+		return false;
+	}
+	alarm_ms(0);
+	if (rc < 0 && errno == EFAULT)
+		return true;
+	snprintf(seen, size, "%s(%p) returned %ld%s%s", op, bad, rc, rc < 0 ? ", " : "",
+		 rc < 0 ? errno_name(errno) : "");
+	return false;
+}
+
+static bool check_efault(const char *args, char *expected, char *seen, size_t size)
+{
+	/* NULL is a user address the driver must not write; the last page is the kernel's */
+	void *const bad[] = { NULL, (void *)(uintptr_t)-4096 };
+	char path[256], ops[128], *op, *save;
+
+	if (sscanf(args, "%255s %127s", path, ops) != 2) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	snprintf(expected, size, "%s on %s with a NULL and a kernel buffer: EFAULT", ops, path);
+	for (op = strtok_r(ops, ",", &save); op; op = strtok_r(NULL, ",", &save)) {
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			int fd = open(path, O_RDWR);
+			bool ok;
+
+			if (fd < 0) {
+				snprintf(seen, size, "open %s: %s", path, strerror(errno));
+				return false;
+			}
+			ok = efault_op(fd, op, bad[i], seen, size);
+			close(fd);
+			if (!ok)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Open and close PATH until killed; counts the opens. */
+static void open_loop(const char *path, volatile unsigned long *opens)
+{
+	for (;;) {
+		int fd = open(path, O_RDONLY | O_NONBLOCK);
+
+		if (fd < 0)
+			continue;	/* the module is being unloaded, or not loaded */
+		close(fd);
+		++*opens;
+	}
+}
+
+/*
+ * unload-race MODULE PATH MS: for MS milliseconds, one process opens and
+ * closes PATH in a loop while this one loads and unloads MODULE in a loop
+ * (the window between a file's release and the VFS's last use of its file
+ * operations); both must make progress, and the kernel-clean check that ends
+ * the test looks for a splat. At the end the module is unloaded.
+ */
+static bool check_unload_race(const char *args, char *expected, char *seen, size_t size)
+{
+	char module[64], path[256];
+	unsigned long unloads = 0, *opens;
+	struct timespec start, now;
+	int ms = 0, err = 0;
+	pid_t pid;
+
+	if (sscanf(args, "%63s %255s %d", module, path, &ms) != 3 || ms <= 0) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	if (quick && ms > QUICK_MS)
+		ms = QUICK_MS;
+	snprintf(expected, size, "%d ms of load/unload of %s against open/close of %s, "
+		 "both looping", ms, module, path);
+	opens = mmap(NULL, sizeof(*opens), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (opens == MAP_FAILED) {
+		snprintf(seen, size, "mmap: %s", strerror(errno));
+		return false;
+	}
+	*opens = 0;
+	pid = fork();
+	if (pid == 0)
+		open_loop(path, opens);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		err = module_loaded(module) ? 0 : module_load(module, "");
+		if (!err && module_unload(module) == 0)
+			unloads++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!err && (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	for (int i = 0; i < 100 && module_loaded(module) && module_unload(module) == EAGAIN; i++)
+		usleep(10000);
+	snprintf(seen, size, "%lu unloads, %lu opens%s%s%s", unloads, *opens,
+		 pid < 0 ? ", fork failed" : "", err ? ", load: " : "", err ? strerror(err) : "");
+	munmap(opens, sizeof(*opens));
+	return pid > 0 && !err && unloads > 0 && *opens > 0 && !module_loaded(module);
+}
+
+typedef bool (*check_fn)(const char *args, char *expected, char *seen, size_t size);
+
+static const struct { const char *name; check_fn run; } checks[] = {
+	{ "tokens", check_tokens },
+	{ "semaphore", check_semaphore },
+	{ "open", check_open },
+	{ "read-exact", check_read_exact },
+	{ "busy", check_busy },
+	{ "efault", check_efault },
+	{ "unload-race", check_unload_race },
+	{ "param-twin", check_param_twin },
+	{ "param-write-twin", check_param_write_twin },
+};
+
 bool check_run(const char *name_and_args, char *expected, char *seen, size_t size)
 {
 	char name[32];
@@ -234,15 +418,10 @@ bool check_run(const char *name_and_args, char *expected, char *seen, size_t siz
 		return false;
 	}
 	*expected = *seen = '\0';
-	if (strcmp(name, "tokens") == 0)
-		return check_tokens(name_and_args + n, expected, seen, size);
-	if (strcmp(name, "semaphore") == 0)
-		return check_semaphore(name_and_args + n, expected, seen, size);
-	if (strcmp(name, "open") == 0)
-		return check_open(name_and_args + n, expected, seen, size);
-	if (strcmp(name, "read-exact") == 0)
-		return check_read_exact(name_and_args + n, expected, seen, size);
-	snprintf(expected, size, "a check this runner knows (tokens, semaphore, open, read-exact)");
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		if (strcmp(name, checks[i].name) == 0)
+			return checks[i].run(name_and_args + n, expected, seen, size);
+	snprintf(expected, size, "a check this runner knows (checks.c)");
 	snprintf(seen, size, "'%s'", name);
 	return false;
 }

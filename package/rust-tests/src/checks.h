@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Quick mode: timed checks (unload-race) run QUICK_MS at most. */
+void checks_set_quick(void);
 /* Run the named check with its arguments; on failure fill expected/seen. */
 bool check_run(const char *name_and_args, char *expected, char *seen, size_t size);
 

@@ -4,21 +4,22 @@
  *
  * Reads a manifest (data: one check per line, "<test> <action> [argument]";
  * consecutive lines with the same <test> form one top-level KTAP test) and
- * prints KTAP results. For a test that loads a module, a final subtest checks
- * that the kernel stayed clean: no new WARN/BUG/Oops/lockdep report in the
+ * prints KTAP results. For a test that loads a module (or runs a behaviour
+ * check, which may load one itself), a final subtest checks that the kernel
+ * stayed clean: no new WARN/BUG/Oops/lockdep report in the
  * kernel log, taint unchanged. See docs/test-protocol.md.
  */
 #include "checks.h"
 #include "kmsg.h"
 #include "ktap.h"
 #include "manifest.h"
+#include "module.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,32 +137,6 @@ static bool on_machine(const char *list, char *value, size_t size)
 	return uname(&u) == 0 && machine_listed(list, u.machine, value, size);
 }
 
-/* The path of module's .ko, from modules.dep of the running kernel. */
-static bool module_path(const char *module, char *path, size_t size)
-{
-	char dep[300], line[1024], want[160];
-	struct utsname u;
-	bool found = false;
-	FILE *f;
-
-	uname(&u);
-	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", u.release);
-	snprintf(want, sizeof(want), "/%s.ko:", module);
-	f = fopen(dep, "r");
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char *colon = strstr(line, want);
-
-		if (colon) {
-			colon[strlen(want) - 1] = '\0';
-			snprintf(path, size, "/lib/modules/%.64s/%.400s", u.release, line);
-			found = true;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /*
  * Load and unload module times, with the system calls (no process per
  * cycle: this is a stress check of the module's init and exit paths).
@@ -169,23 +144,21 @@ static bool module_path(const char *module, char *path, size_t size)
 static bool module_cycle(const char *module, int times, int *done, char *why, size_t size)
 {
 	char path[600];
+	int err;
 
 	if (!module_path(module, path, sizeof(path))) {
 		snprintf(why, size, "%s is not in modules.dep", module);
 		return false;
 	}
 	for (*done = 0; *done < times; ++*done) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0 || syscall(SYS_finit_module, fd, "", 0) != 0) {
-			snprintf(why, size, "load %.400s: %s", path, strerror(errno));
-			if (fd >= 0)
-				close(fd);
+		err = module_load(module, "");
+		if (err) {
+			snprintf(why, size, "load %.400s: %s", path, strerror(err));
 			return false;
 		}
-		close(fd);
-		if (syscall(SYS_delete_module, module, O_NONBLOCK) != 0) {
-			snprintf(why, size, "unload %s: %s", module, strerror(errno));
+		err = module_unload(module);
+		if (err) {
+			snprintf(why, size, "unload %s: %s", module, strerror(err));
 			return false;
 		}
 	}
@@ -328,14 +301,15 @@ static bool run_check(struct group *g, const struct check *manifest_check, int n
 static bool run_module_group(struct group *g, int number)
 {
 	unsigned long taint_before = taint();
-	bool ok = true, loads = false;
+	bool ok = true, loads = false;	/* whether the test touches modules */
 	const char *problem;
 	int n = 0;
 
 	ktap_line(1, "KTAP version 1");
 	ktap_line(1, "# Subtest: %s", g->test);
 	for (size_t i = 0; i < g->count; i++)
-		loads |= g->checks[i].action == ACTION_LOAD || g->checks[i].action == ACTION_CYCLE;
+		loads |= g->checks[i].action == ACTION_LOAD || g->checks[i].action == ACTION_CYCLE ||
+			 g->checks[i].action == ACTION_CHECK;
 	ktap_line(1, "1..%zu", g->count + (loads ? 1 : 0));
 	for (size_t i = 0; i < g->count; i++) {
 		const struct check *c = &g->checks[i];
@@ -443,7 +417,8 @@ static int usage(const char *prog)
 	fprintf(stderr, "usage: %s [--kmsg] [--quick] [--force] [--manifest FILE] [TEST...]\n"
 		"Runs the boot tests of the manifest (default " DEFAULT_MANIFEST "),\n"
 		"or only the named top-level TESTs; KTAP on stdout, or with --kmsg\n"
-		"in the kernel log. --quick: load/unload cycles at most 3 times.\n"
+		"in the kernel log. --quick: load/unload cycles at most 3 times,\n"
+		"timed checks 200 ms at most.\n"
 		"Exit status 0 if every test passed.\n", prog);
 	return 2;
 }
@@ -480,6 +455,7 @@ int main(int argc, char **argv)
 				perror("rust-tests: /dev/kmsg, using stdout");
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			quick = true;
+			checks_set_quick();
 		} else if (strcmp(argv[i], "--force") == 0) {
 			force = true;
 		} else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) {

@@ -2,6 +2,7 @@
 /* Unit tests of the runner's parsing, run on the build host (make test). */
 #include "kmsg.h"
 #include "manifest.h"
+#include "params.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +92,19 @@ static void test_kmsg(void)
 	EXPECT(kmsg_find_problem(&log) == lines[2]);
 }
 
+static void test_params_decode(void)
+{
+	char out[32];
+
+	EXPECT(params_decode("my_i32=1", out, sizeof(out)) == 8 && strcmp(out, "my_i32=1") == 0);
+	EXPECT(params_decode("s=\\xff\\x0a", out, sizeof(out)) == 4 && memcmp(out, "s=\xff\n", 4) == 0);
+	EXPECT(params_decode("a\\\\b", out, sizeof(out)) == 3 && strcmp(out, "a\\b") == 0);
+	EXPECT(params_decode("s={x*5}!", out, sizeof(out)) == 8 && strcmp(out, "s=xxxxx!") == 0);
+	EXPECT(params_decode("{x*40}", out, sizeof(out)) == -1);	/* does not fit */
+	EXPECT(params_decode("{}", out, sizeof(out)) == 2 && strcmp(out, "{}") == 0);
+	EXPECT(params_decode("\\xg0", out, sizeof(out)) == 4);	/* not an escape */
+}
+
 int main(void)
 {
 	struct manifest m;
@@ -98,6 +112,7 @@ int main(void)
 	test_manifest_lines();
 	test_manifest_groups();
 	test_kmsg();
+	test_params_decode();
 	/* the shipped manifest parses */
 	EXPECT(manifest_load("manifest", &m) == 0 && m.count > 10);
 	manifest_free(&m);
