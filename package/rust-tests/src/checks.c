@@ -394,6 +394,57 @@ static bool check_unload_race(const char *args, char *expected, char *seen, size
 	return pid > 0 && !err && unloads > 0 && *opens > 0 && !module_loaded(module);
 }
 
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+static bool kmemleak_do(const char *command, char *seen, size_t size)
+{
+	int fd = open(KMEMLEAK, O_WRONLY);
+	bool ok = fd >= 0 && write(fd, command, strlen(command)) == (ssize_t)strlen(command);
+
+	if (!ok)
+		snprintf(seen, size, "echo %s >" KMEMLEAK ": %s", command, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * kmemleak start|report: "start" reports (two scans: kmemleak reports an
+ * object unreferenced in two of them) and forgets what leaked before the
+ * tests; "report", after them, scans twice again and fails on any new leak,
+ * showing the first report's allocation backtrace.
+ */
+static bool check_kmemleak(const char *args, char *expected, char *seen, size_t size)
+{
+	bool start = strcmp(args, "start") == 0;
+	char report[2048] = "";
+	ssize_t n;
+	int fd;
+
+	if (!start && strcmp(args, "report") != 0) {
+		snprintf(seen, size, "bad arguments '%s'", args);
+		return false;
+	}
+	snprintf(expected, size, start ? "kmemleak scans and clears its reports" :
+		 "no kmemleak report since the tests started");
+	if (!kmemleak_do("scan", seen, size) || !kmemleak_do("scan", seen, size))
+		return false;
+	if (start)
+		return kmemleak_do("clear", seen, size);
+	fd = open(KMEMLEAK, O_RDONLY);
+	if (fd < 0) {
+		snprintf(seen, size, KMEMLEAK ": %s", strerror(errno));
+		return false;
+	}
+	n = read(fd, report, sizeof(report) - 1);
+	close(fd);
+	report[n > 0 ? n : 0] = '\0';
+	for (char *p = report; (p = strchr(p, '\n')); )
+		*p = ';';	/* one diagnostic line */
+	snprintf(seen, size, "%.*s", (int)size - 1, *report ? report : "no report");
+	return n == 0;
+}
+
 typedef bool (*check_fn)(const char *args, char *expected, char *seen, size_t size);
 
 static const struct { const char *name; check_fn run; } checks[] = {
@@ -404,6 +455,7 @@ static const struct { const char *name; check_fn run; } checks[] = {
 	{ "busy", check_busy },
 	{ "efault", check_efault },
 	{ "unload-race", check_unload_race },
+	{ "kmemleak", check_kmemleak },
 	{ "param-twin", check_param_twin },
 	{ "param-write-twin", check_param_write_twin },
 };
