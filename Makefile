@@ -4,7 +4,7 @@
 #   (qemu_riscv64_, qemu_aarch64_, qemu_loongarch64_, um_x86_64_rust_defconfig alike)
 # Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
 # the last configured defconfig, or for O=<dir>. Own goals: setup, check,
-# retest [ARCH=x86_64], arch-matrix, help-rust-qemu. Host set-up runs first
+# retest [ARCH=x86_64], bench, arch-matrix, help-rust-qemu. Host set-up runs first
 # when needed.
 
 include support/versions.env
@@ -52,7 +52,7 @@ export CCACHE_BASEDIR = $(O)
 BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE_ARGS)
 SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 
-WRAPPER_GOALS = setup check retest arch-matrix help-rust-qemu
+WRAPPER_GOALS = setup check retest bench arch-matrix help-rust-qemu
 BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
 
 .PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
@@ -87,6 +87,11 @@ check: $(SETUP_STAMP)
 ARCH ?= x86_64
 retest: $(SETUP_STAMP)
 	support/scripts/retest.sh $(ARCH)
+
+# The benchmark: make check, then the edit -> result loop per arch; the
+# table in output/bench/ (support/bench/run.sh).
+bench: $(SETUP_STAMP)
+	support/bench/run.sh
 
 arch-matrix: $(SETUP_STAMP)
 	cargo run -q --release -p rust-qemu-test -- matrix

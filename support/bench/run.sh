@@ -1,0 +1,81 @@
+#!/bin/sh
+# The benchmark (make bench): make check from this state of the tree, then
+# per arch the edit -> result loop (touch one sample's .rs, make retest,
+# until its results are printed). Every figure comes from this one run:
+# a table in output/bench/bench.md, the same figures in bench.json.
+# Run it on a clean clone for the clean-build figures.
+set -eu
+
+cd "$(dirname "$0")/../.."
+out=output/bench
+mkdir -p "$out"
+raw=$out/figures.tsv	# "<arch>\t<figure>\t<value>", one figure a line
+: >"$raw"
+now() { date +%s; }
+put() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$raw"; }
+harness() { cargo run -q --release -p rust-qemu-test -- "$@"; }
+# num FILE KEY: the first number field KEY of a JSON file ("-" if none)
+num() { v=$(sed -n "s/.*\"$2\": *\([0-9.]*\).*/\1/p" "$1" 2>/dev/null | head -n 1); echo "${v:--}"; }
+# seconds of each package in a Buildroot build-time.log, "<pkg> <s>"
+pkg_seconds() {
+	awk -F: '{ gsub(/ /, "", $2); gsub(/ /, "", $4) }
+		$2 == "start" { t[$4] -= $1 } $2 == "end" { t[$4] += $1 }
+		END { for (p in t) printf "%s %.0f\n", p, t[p] }' "$1"
+}
+
+# edit_loop ARCH BUILD_DIR: one sample's .rs touched in the kernel tree
+# (linux-custom, or linux-um-<version>), then the loop command
+edit_loop() {
+	for k in "$2"/linux-custom "$2"/linux-um-*; do
+		[ -d "$k" ] || continue
+		touch "$k/samples/rust/rust_minimal.rs"
+		make retest ARCH="$1" >"$out/retest-$1.log" 2>&1
+		return
+	done
+	echo "no kernel build in $2" >"$out/retest-$1.log"
+	return 1
+}
+
+start=$(now)
+rc=0
+make check >"$out/check.log" 2>&1 || rc=$?
+put all make-check-s "$(($(now) - start))"
+put all make-check-result "$(tail -n 1 "$out/check.log")"
+
+harness list | while read -r arch defconfig; do
+	b=output/$defconfig/build
+	put "$arch" build-s "$(sed -n "s/^ok   build-$defconfig (\([0-9]*\)s)$/\1/p" "$out/check.log")"
+	put "$arch" kernel-s "$(pkg_seconds "$b/build-time.log" | awk '$1 ~ /^linux(-um)?$/ { print $2 }')"
+	put "$arch" other-s "$(pkg_seconds "$b/build-time.log" | awk '$1 !~ /^linux(-um)?$/ { s += $2 } END { print s }')"
+	r=output/tests/$arch/results.json
+	put "$arch" full-boot-s "$(num "$r" boot_duration_s)"
+	put "$arch" full-tests-s "$(num "$r" test_duration_s)"
+	t=$(now)
+	if edit_loop "$arch" "$b"; then
+		put "$arch" loop-s "$(($(now) - t))"
+	else
+		put "$arch" loop-s "failed (output/bench/retest-$arch.log)"
+	fi
+	put "$arch" quick-boot-s "$(num "$r" boot_duration_s)"
+	put "$arch" quick-tests-s "$(num "$r" test_duration_s)"
+done
+
+# fig ARCH FIGURE: a figure of this run
+fig() { awk -F'\t' -v a="$1" -v f="$2" '$1 == a && $2 == f { print $3 }' "$raw"; }
+{
+	echo "# Benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD), $(nproc) CPUs"
+	echo
+	echo "make check: $(fig all make-check-s) s, $(fig all make-check-result)"
+	echo
+	echo "| arch | build (s) | of which kernel / rest (Buildroot s) | full boot + tests (guest s) | edit -> result (s) | quick boot + tests (guest s) |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	harness list | while read -r arch _; do
+		echo "| $arch | $(fig "$arch" build-s) | $(fig "$arch" kernel-s) / $(fig "$arch" other-s) |" \
+			"$(fig "$arch" full-boot-s) + $(fig "$arch" full-tests-s) | $(fig "$arch" loop-s) |" \
+			"$(fig "$arch" quick-boot-s) + $(fig "$arch" quick-tests-s) |"
+	done
+} >"$out/bench.md"
+awk -F'\t' 'BEGIN { printf "[" } { gsub(/"/, "\\\"", $3); printf "%s\n  {\"arch\": \"%s\", \"figure\": \"%s\", \"value\": \"%s\"}", NR > 1 ? "," : "", $1, $2, $3 }
+	END { print "\n]" }' "$raw" >"$out/bench.json"
+cat "$out/bench.md"
+exit "$rc"
