@@ -344,7 +344,7 @@ fn run_arch(
         }
         result.set_infra(failure);
     }
-    if let Some(failure) = manifest.check_results(arch, &run.outcome.tests) {
+    if let Some(failure) = manifest.check_results(spec.machine(), &run.outcome.tests) {
         result.set_infra(failure);
     }
     result.tests = run.outcome.tests;
@@ -416,7 +416,8 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     if let Some(failure) = InfraFailure::from_console(&outcome) {
         result.set_infra(failure);
     }
-    if let Some(failure) = manifest.check_results(&arch, &outcome.tests) {
+    let machine = spec.map_or(arch.as_str(), ArchSpec::machine);
+    if let Some(failure) = manifest.check_results(machine, &outcome.tests) {
         result.set_infra(failure);
     }
     result.tests = outcome.tests;

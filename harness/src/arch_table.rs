@@ -50,6 +50,11 @@ pub fn arch_of_defconfig(defconfig: &str) -> Option<&str> {
 #[serde(deny_unknown_fields)]
 pub struct ArchSpec {
     pub name: String,
+    /// The guest's `uname -m` ("um" under UML), which the manifest's `arch`
+    /// lines name (default: `name`). Two entries share it when one machine
+    /// has two kernels, e.g. a memory-checking one.
+    #[serde(default)]
+    pub machine: Option<String>,
     /// Its row in the arch matrix (default: `name`).
     #[serde(default)]
     pub matrix_name: Option<String>,
@@ -97,6 +102,11 @@ impl ArchSpec {
 
     pub fn matrix_name(&self) -> &str {
         self.matrix_name.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The guest machine the manifest's `arch` lines name.
+    pub fn machine(&self) -> &str {
+        self.machine.as_deref().unwrap_or(&self.name)
     }
 
     /// What the harness appends to the readme's kernel command line, plus
@@ -218,6 +228,7 @@ impl ArchTable {
             }
             self.arches.push(ArchSpec {
                 name: arch.to_string(),
+                machine: None,
                 matrix_name: None,
                 qemu_packages: Vec::new(),
                 boot_timeout_s: DEFAULT_BOOT_TIMEOUT_S,

@@ -285,6 +285,10 @@ static bool run_check(struct group *g, const struct check *manifest_check, int n
 	case ACTION_CHECK: {
 		char seen_buf[600];
 
+		if (check_skipped(c->arg, seen_buf, sizeof(seen_buf))) {
+			ktap_result(1, true, number, check_name(c), seen_buf);
+			return true;
+		}
 		ok = check_run(c->arg, expected, seen_buf, sizeof(seen_buf));
 		ktap_result(1, ok, number, check_name(c), NULL);
 		if (!ok)
