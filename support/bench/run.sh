@@ -3,14 +3,14 @@
 # per arch the edit -> result loop (touch one sample's .rs, make retest,
 # until its results are printed). Every figure comes from this one run:
 # a table in output/bench/bench.md, the same figures in bench.json.
-# Run it on a clean clone for the clean-build figures.
+# Run it on a clean clone for the clean-build figures. --table only writes
+# the table again from output/bench/figures.tsv.
 set -eu
 
 cd "$(dirname "$0")/../.."
 out=output/bench
 mkdir -p "$out"
 raw=$out/figures.tsv	# "<arch>\t<figure>\t<value>", one figure a line
-: >"$raw"
 now() { date +%s; }
 put() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$raw"; }
 harness() { cargo run -q --release -p rust-qemu-test -- "$@"; }
@@ -36,14 +36,23 @@ edit_loop() {
 	return 1
 }
 
-start=$(now)
-rc=0
-make check >"$out/check.log" 2>&1 || rc=$?
-put all make-check-s "$(($(now) - start))"
-put all make-check-result "$(tail -n 1 "$out/check.log")"
+measure() {
+	: >"$raw"
+	put all run "$(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD), $(nproc) CPUs"
+	start=$(now)
+	make check >"$out/check.log" 2>&1 || rc=$?
+	put all make-check-s "$(($(now) - start))"
+	put all make-check-result "$(grep '^check: ' "$out/check.log" | tail -n 1)"
+	harness list | while read -r arch defconfig; do
+		measure_arch "$arch" "output/$defconfig/build"
+	done
+}
 
-harness list | while read -r arch defconfig; do
-	b=output/$defconfig/build
+# measure_arch ARCH BUILD_DIR: its figures from make check, then its loop
+measure_arch() {
+	arch=$1
+	b=$2
+	defconfig=$(basename "$(dirname "$b")")
 	put "$arch" build-s "$(sed -n "s/^ok   build-$defconfig (\([0-9]*\)s)$/\1/p" "$out/check.log")"
 	put "$arch" kernel-s "$(pkg_seconds "$b/build-time.log" | awk '$1 ~ /^linux(-um)?$/ { print $2 }')"
 	put "$arch" other-s "$(pkg_seconds "$b/build-time.log" | awk '$1 !~ /^linux(-um)?$/ { s += $2 } END { print s }')"
@@ -58,12 +67,15 @@ harness list | while read -r arch defconfig; do
 	fi
 	put "$arch" quick-boot-s "$(num "$r" boot_duration_s)"
 	put "$arch" quick-tests-s "$(num "$r" test_duration_s)"
-done
+}
+
+rc=0
+[ "${1:-}" = --table ] || measure
 
 # fig ARCH FIGURE: a figure of this run
 fig() { awk -F'\t' -v a="$1" -v f="$2" '$1 == a && $2 == f { print $3 }' "$raw"; }
 {
-	echo "# Benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD), $(nproc) CPUs"
+	echo "# Benchmark: $(fig all run)"
 	echo
 	echo "make check: $(fig all make-check-s) s, $(fig all make-check-result)"
 	echo
