@@ -63,13 +63,14 @@ endif
 
 endif
 
-# The patch series the kernel was patched with: make retest
-# (support/scripts/retest.sh) re-patches the kernel when it changed.
+# The patch series the kernel (linux or linux-um) was patched with: make
+# retest (support/scripts/retest.sh) re-patches the kernel when it changed.
 define RUST_QEMU_PATCH_SERIES
 	cat $(BR2_EXTERNAL_RUST_QEMU_PATH)/patches/linux/*.patch | sha256sum | \
 		cut -d' ' -f1 >$(BASE_DIR)/.rust-qemu-patch-series
 endef
 LINUX_POST_PATCH_HOOKS += RUST_QEMU_PATCH_SERIES
+LINUX_UM_POST_PATCH_HOOKS += RUST_QEMU_PATCH_SERIES
 
 # Every symbol the configuration fragments set must be in the final .config.
 define LINUX_CHECK_FRAGMENTS_APPLIED

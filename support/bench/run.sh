@@ -73,7 +73,10 @@ rc=0
 [ "${1:-}" = --table ] || measure
 
 # fig ARCH FIGURE: a figure of this run
-fig() { awk -F'\t' -v a="$1" -v f="$2" '$1 == a && $2 == f { print $3 }' "$raw"; }
+fig() {
+	awk -F'\t' -v a="$1" -v f="$2" '$1 == a && $2 == f {
+		if ($3 ~ /^[0-9]+\.[0-9]+$/) printf "%.1f\n", $3; else print $3 }' "$raw"
+}
 {
 	echo "# Benchmark: $(fig all run)"
 	echo
@@ -87,7 +90,7 @@ fig() { awk -F'\t' -v a="$1" -v f="$2" '$1 == a && $2 == f { print $3 }' "$raw";
 			"$(fig "$arch" quick-boot-s) + $(fig "$arch" quick-tests-s) |"
 	done
 } >"$out/bench.md"
-awk -F'\t' 'BEGIN { printf "[" } { gsub(/"/, "\\\"", $3); printf "%s\n  {\"arch\": \"%s\", \"figure\": \"%s\", \"value\": \"%s\"}", NR > 1 ? "," : "", $1, $2, $3 }
+awk -F'\t' 'BEGIN { printf "[" } { gsub(/"/, "\\\"", $3); printf "%s\n  {\"arch\": \"%s\", \"figure\": \"%s\", \"value\": \"%s\"}", (NR > 1 ? "," : ""), $1, $2, $3 }
 	END { print "\n]" }' "$raw" >"$out/bench.json"
 cat "$out/bench.md"
 exit "$rc"
