@@ -3,8 +3,9 @@
 # in an arch's existing output, then boot it in quick mode and print the
 # results. A changed patch series (patches/linux/) re-extracts and
 # re-patches the kernel (linux-dirclean), as Buildroot needs; a changed
-# .rs or .c in the kernel tree is rebuilt incrementally (<pkg>-rebuild);
-# the root filesystem image is made again (modules). The compiler cache
+# .rs or .c in the kernel tree is rebuilt incrementally (<pkg>-rebuild),
+# the on-target runner and its manifest too; the root filesystem image is
+# made again (modules). The compiler cache
 # makes a re-patched kernel's unchanged C objects cheap.
 # Usage: support/scripts/retest.sh ARCH [HARNESS ARGS...]
 set -eu
@@ -36,6 +37,8 @@ if [ "$(cat "$out/.rust-qemu-patch-series" 2>/dev/null)" != "$series" ]; then
 	echo ">>> retest: patches/linux/ changed: $kernel-dirclean (the kernel is extracted and patched again)"
 	make O="$(pwd)/$out" "$kernel-dirclean"
 fi
-make O="$(pwd)/$out" "$kernel-rebuild" all
+# rust-tests too: its source (package/rust-tests/src, the runner and the
+# manifest) is copied into the output only by a (re)build
+make O="$(pwd)/$out" "$kernel-rebuild" rust-tests-rebuild all
 echo ">>> retest: $arch rebuilt in $(($(date +%s) - start)) s"
 harness run --arch "$arch" --kernel-arg rusttest=quick "$@"
