@@ -37,10 +37,16 @@ bool module_path(const char *module, char *path, size_t size)
 int module_load(const char *module, const char *params)
 {
 	char path[600];
-	int fd, err = 0;
 
 	if (!module_path(module, path, sizeof(path)))
 		return ENOENT;
+	return module_load_path(path, params);
+}
+
+int module_load_path(const char *path, const char *params)
+{
+	int fd, err = 0;
+
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;

@@ -151,7 +151,7 @@ static bool module_cycle(const char *module, int times, int *done, char *why, si
 		return false;
 	}
 	for (*done = 0; *done < times; ++*done) {
-		err = module_load(module, "");
+		err = module_load_path(path, "");
 		if (err) {
 			snprintf(why, size, "load %.400s: %s", path, strerror(err));
 			return false;
