@@ -29,9 +29,9 @@ void checks_set_quick(void)
 	quick = true;
 }
 
-/* _IOR('c', 1, u64), _IOW('c', 1, u64): the semaphore samples' ioctls */
-#define IOCTL_GET_READ_COUNT 0x80086301u
-#define IOCTL_SET_READ_COUNT 0x40086301u
+/* The semaphore samples' ioctls, in this architecture's encoding */
+#define IOCTL_GET_READ_COUNT _IOR('c', 1, uint64_t)
+#define IOCTL_SET_READ_COUNT _IOW('c', 1, uint64_t)
 #define IOCTL_UNKNOWN 0x1234u
 
 static const struct { const char *name; int value; } errnos[] = {
