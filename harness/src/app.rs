@@ -121,15 +121,21 @@ fn run(
     let layout = Layout::resolve(&args.dirs);
     let mut total = Counts::default();
     let mut worst = 0;
+    let mut failures = Vec::new();
     for (spec, boot) in arches.iter().zip(&boots) {
         let result = run_arch(spec, boot, manifest, &layout, args)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
+        failures.extend(result.failure_lines());
     }
     if arches.len() > 1 {
         let all: Vec<&ArchSpec> = table.arches.iter().collect();
         let (_, path) = write_matrix(table, &all, tree, &layout)?;
         println!("arch matrix: {}", path.display());
+        // Each arch's failures again, together: the end of a long log.
+        if !failures.is_empty() {
+            println!("failures:\n{}", failures.join("\n"));
+        }
     }
     println!("{}", report::final_line(total));
     Ok(worst)

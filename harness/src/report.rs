@@ -294,6 +294,16 @@ impl ArchResult {
         )
     }
 
+    /// What failed, as printed while running: the infrastructure failure
+    /// and each failed top-level test with its failing leaves.
+    pub fn failure_lines(&self) -> Vec<String> {
+        let tests = self.tests.iter().filter(|t| t.status == Status::Fail);
+        self.infra_line()
+            .into_iter()
+            .chain(tests.flat_map(|t| top_level_lines(&self.arch, t)))
+            .collect()
+    }
+
     /// `x86_64: infrastructure failure (boot-timeout): ...`, if any.
     pub fn infra_line(&self) -> Option<String> {
         self.infrastructure_failure.as_ref().map(|f| {
@@ -497,6 +507,25 @@ mod tests {
             top_level_lines("riscv64", &doc.tests[0]),
             ["riscv64: skip rust_print (0/1) # not built"]
         );
+    }
+
+    #[test]
+    fn failure_lines_name_what_failed() {
+        let mut r = ArchResult::new("arm", "qemu");
+        r.tests = parse_str("KTAP version 1\n1..2\nok 1 a\nnot ok 2 b\n").tests;
+        r.settle();
+        assert_eq!(r.failure_lines(), ["arm: not ok b (0/1)"]);
+        r.set_infra(InfraFailure::new(ExitReason::TestTimeout, "test timeout"));
+        assert_eq!(
+            r.failure_lines(),
+            [
+                "arm: infrastructure failure (test-timeout): test timeout",
+                "arm: not ok b (0/1)"
+            ]
+        );
+        r.tests.truncate(1);
+        r.infrastructure_failure = None;
+        assert!(r.failure_lines().is_empty());
     }
 
     #[test]
