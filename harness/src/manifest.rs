@@ -3,7 +3,7 @@
 //! per line; consecutive lines of one `<test>` form one top-level test; a
 //! test whose first line is `arch <name>[=<value>][,...]` runs on those
 //! arches only and is reported as SKIP elsewhere; the values are the
-//! runner's, for its `{}`).
+//! runner's, for its `{}`; `arch !<name>[,...]` runs everywhere but there).
 
 use std::path::{Path, PathBuf};
 
@@ -14,20 +14,49 @@ use crate::report::{ExitReason, InfraFailure};
 /// The manifest's place in the tree.
 pub const MANIFEST_PATH: &str = "package/rust-tests/src/manifest";
 
+/// The arches a test runs on (its `arch` line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Arches {
+    All,
+    Only(Vec<String>),
+    Except(Vec<String>),
+}
+
+impl Arches {
+    /// The argument of an `arch` line.
+    fn parse(list: &str) -> Arches {
+        let (except, list) = match list.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, list),
+        };
+        let names = list
+            .split(',')
+            .map(|item| item.split_once('=').map_or(item, |(arch, _)| arch))
+            .filter(|a| !a.is_empty())
+            .map(str::to_string)
+            .collect();
+        if except {
+            Arches::Except(names)
+        } else {
+            Arches::Only(names)
+        }
+    }
+
+    fn contain(&self, arch: &str) -> bool {
+        let listed = |names: &[String]| names.iter().any(|a| a == arch);
+        match self {
+            Arches::All => true,
+            Arches::Only(names) => listed(names),
+            Arches::Except(names) => !listed(names),
+        }
+    }
+}
+
 /// One top-level test of the manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestTest {
     pub name: String,
-    /// The arches it runs on; `None`: every arch.
-    pub arches: Option<Vec<String>>,
-}
-
-impl ManifestTest {
-    fn runs_on(&self, arch: &str) -> bool {
-        self.arches
-            .as_ref()
-            .is_none_or(|arches| arches.iter().any(|a| a == arch))
-    }
+    pub arches: Arches,
 }
 
 /// The tests a manifest names, in order.
@@ -49,23 +78,16 @@ impl Manifest {
             if name.starts_with('#') {
                 continue;
             }
-            let arches = (action == "arch").then(|| {
-                fields
-                    .flat_map(|f| f.split(','))
-                    .map(|item| item.split_once('=').map_or(item, |(arch, _)| arch))
-                    .filter(|a| !a.is_empty())
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            });
+            let arches = (action == "arch").then(|| Arches::parse(fields.next().unwrap_or("")));
             match tests.iter_mut().find(|t| t.name == name) {
                 Some(test) => {
-                    if arches.is_some() {
+                    if let Some(arches) = arches {
                         test.arches = arches;
                     }
                 }
                 None => tests.push(ManifestTest {
                     name: name.to_string(),
-                    arches,
+                    arches: arches.unwrap_or(Arches::All),
                 }),
             }
         }
@@ -87,7 +109,7 @@ impl Manifest {
     pub fn expected_on(&self, arch: &str) -> Vec<&str> {
         self.tests
             .iter()
-            .filter(|t| t.runs_on(arch))
+            .filter(|t| t.arches.contain(arch))
             .map(|t| t.name.as_str())
             .collect()
     }
@@ -162,6 +184,15 @@ rust_platform@override\tload\n";
             ["rust_platform@override"]
         );
         assert_eq!(m.expected_on("console"), common);
+    }
+
+    #[test]
+    fn excluded_arches() {
+        let m = Manifest::parse("a\tarch\t!armv7l,um\na\tload\nb\tload\n", Path::new("m"));
+        assert_eq!(m.expected_on("x86_64"), ["a", "b"]);
+        assert_eq!(m.expected_on("armv7"), ["a", "b"]);
+        assert_eq!(m.expected_on("armv7l"), ["b"]);
+        assert_eq!(m.expected_on("um"), ["b"]);
     }
 
     #[test]

@@ -109,6 +109,10 @@ bool machine_listed(const char *list, const char *machine, char *value, size_t s
 {
 	size_t n = strlen(machine);
 
+	if (*list == '!') {	/* every machine but those */
+		snprintf(value, size, "%s", "");
+		return !machine_listed(list + 1, machine, value, size);
+	}
 	for (const char *p = list; *p; p += strcspn(p, ",")) {
 		p += *p == ',';
 		if (strncmp(p, machine, n) != 0 || !strchr(",=", p[n]))

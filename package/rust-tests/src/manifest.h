@@ -20,7 +20,8 @@ enum action {
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
 	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
 	ACTION_ARCH,	/* arch M[=V][,M[=V]...] (first in its test): only on those `uname -m` ("um" under
-			 * UML), else SKIP; "{}" in the test's later arguments is this machine's V */
+			 * UML), else SKIP; "{}" in the test's later arguments is this machine's V;
+			 * arch !M[,M...]: on every machine but those */
 };
 
 struct check {
@@ -47,7 +48,8 @@ const char *action_name(enum action a);
 const char *check_name(const struct check *c);
 /*
  * Whether machine is one of list's comma-separated "name" or "name=value"
- * items ("arch" action); its value (or "") in value[size].
+ * items ("arch" action); its value (or "") in value[size]. A list that
+ * starts with '!' names the machines it excludes (no values).
  */
 bool machine_listed(const char *list, const char *machine, char *value, size_t size);
 /* s[size] with every "{}" replaced by value; false if it did not fit. */

@@ -492,9 +492,13 @@ int main(int argc, char **argv)
 		g.kmsg_fd = kmsg_open_at_end();
 		if (g.checks[0].action == ACTION_ARCH &&
 		    !on_machine(g.checks[0].arg, g.value, sizeof(g.value))) {
+			const char *arg = g.checks[0].arg;
 			char why[200];
 
-			snprintf(why, sizeof(why), "SKIP only on %.64s", g.checks[0].arg);
+			if (*arg == '!')
+				snprintf(why, sizeof(why), "SKIP not on %.64s", arg + 1);
+			else
+				snprintf(why, sizeof(why), "SKIP only on %.64s", arg);
 			ktap_result(0, true, ++number, g.test, why);
 		} else if (g.checks[0].action == ACTION_KUNIT)
 			ok &= run_kunit_group(&g, ++number);

@@ -50,6 +50,10 @@ static void test_manifest_lines(void)
 	EXPECT(strcmp(v, "100d0100.rtc") == 0);
 	EXPECT(machine_listed("x86_64=pcspkr,um", "x86_64", v, sizeof(v)) && !strcmp(v, "pcspkr"));
 	EXPECT(!machine_listed("x86_64=pcspkr", "pcspkr", v, sizeof(v)));
+	EXPECT(!machine_listed("!armv7l,um", "armv7l", v, sizeof(v)));
+	EXPECT(!machine_listed("!armv7l,um", "um", v, sizeof(v)));
+	EXPECT(machine_listed("!armv7l,um", "x86_64", v, sizeof(v)) && !v[0]);
+	EXPECT(machine_listed("!armv7l", "armv7", v, sizeof(v)));
 	snprintf(v, sizeof(v), "echo {} >/sys/{}/x {");
 	EXPECT(expand_value(v, sizeof(v), "dev") && strcmp(v, "echo dev >/sys/dev/x {") == 0);
 	snprintf(v, sizeof(v), "{}{}{}{}");
