@@ -188,6 +188,103 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 	return ok && transfer(path, false, true, &byte, seen, size);
 }
 
+#ifdef __x86_64__
+/*
+ * ioctl(2) through the 32-bit system call entry, which calls the driver's
+ * .compat_ioctl: `int $0x80` is that entry on x86_64, also from a 64-bit
+ * task (CONFIG_IA32_EMULATION; without it the task gets SIGSEGV). 54 is
+ * ioctl in arch/x86/entry/syscalls/syscall_32.tbl; arg is 32 bits.
+ */
+static int ioctl32(int fd, unsigned int cmd, uint32_t arg)
+{
+	long rc = 54;
+
+	asm volatile ("int $0x80" : "+a" (rc) : "b" ((long)fd), "c" ((long)cmd), "d" ((long)arg)
+		      : "memory", "r8", "r9", "r10", "r11");
+	if (rc < 0 && rc >= -4095) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return (int)rc;
+}
+
+/* The compat ioctls of check_compat_ioctl, in a child; shared: the u64, then seen */
+static int compat_ioctls(const char *path, uint64_t *shared, size_t size)
+{
+	char *seen = (char *)(shared + 1);
+	uint32_t arg = (uint32_t)(uintptr_t)shared;
+	int fd = open(path, O_RDWR), rc;
+
+	if (fd < 0) {
+		snprintf(seen, size, "open %s: %s", path, strerror(errno));
+		return 1;
+	}
+	*shared = 5;
+	rc = ioctl32(fd, IOCTL_SET_READ_COUNT, arg);
+	if (rc == 0) {
+		*shared = 0;
+		rc = ioctl32(fd, IOCTL_GET_READ_COUNT, arg);
+	}
+	if (rc != 0) {
+		snprintf(seen, size, "32-bit ioctl returned %d, %s", rc, errno_name(errno));
+		return 1;
+	}
+	if (*shared != 5) {
+		snprintf(seen, size, "32-bit GET_READ_COUNT = %llu after SET 5",
+			 (unsigned long long)*shared);
+		return 1;
+	}
+	rc = ioctl32(fd, IOCTL_UNKNOWN, arg);
+	if (rc != -1 || errno != ENOTTY) {
+		snprintf(seen, size, "32-bit unknown ioctl returned %d%s%s", rc,
+			 rc < 0 ? ", " : "", rc < 0 ? errno_name(errno) : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* compat-ioctl PATH: the semaphore samples' ioctls from a 32-bit caller */
+static bool check_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
+{
+	/* below 4 GiB, so that a 32-bit argument can point to it */
+	uint64_t *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	size_t room = 4096 - sizeof(*shared);
+	int status = 0;
+	bool ok = false;
+	pid_t pid;
+
+	snprintf(expected, size, "through the 32-bit system call entry (.compat_ioctl): "
+		 "SET 5 then GET = 5; unknown ioctl ENOTTY");
+	if (shared == MAP_FAILED) {
+		snprintf(seen, size, "mmap(MAP_32BIT): %s", strerror(errno));
+		return false;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(compat_ioctls(path, shared, room < size ? room : size));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		snprintf(seen, size, "fork/waitpid: %s", strerror(errno));
+	else if (WIFSIGNALED(status))
+		snprintf(seen, size, "the caller died of signal %d in int $0x80 "
+			 "(CONFIG_IA32_EMULATION off?)", WTERMSIG(status));
+	else if (WEXITSTATUS(status) != 0)
+		snprintf(seen, size, "%s", (char *)(shared + 1));
+	else
+		ok = true;
+	munmap(shared, 4096);
+	return ok;
+}
+#else
+static bool check_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
+{
+	(void)path;
+	snprintf(expected, size, "an arch whose 64-bit tasks can make 32-bit system calls");
+	snprintf(seen, size, "not this one (the manifest runs compat-ioctl on x86_64 only)");
+	return false;
+}
+#endif
+
 /* open PATH ERRNO: opening PATH fails with ERRNO, or succeeds for "0" */
 static bool check_open(const char *args, char *expected, char *seen, size_t size)
 {
@@ -455,6 +552,7 @@ typedef bool (*check_fn)(const char *args, char *expected, char *seen, size_t si
 static const struct { const char *name; check_fn run; const char *needs; } checks[] = {
 	{ "tokens", check_tokens, NULL },
 	{ "semaphore", check_semaphore, NULL },
+	{ "compat-ioctl", check_compat_ioctl, NULL },
 	{ "open", check_open, NULL },
 	{ "read-exact", check_read_exact, NULL },
 	{ "busy", check_busy, NULL },
