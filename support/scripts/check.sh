@@ -57,13 +57,14 @@ for d in $defconfigs; do
 		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
 done
 
-# The Buildroot goals the README names, on the first defconfig's output as
-# its build left it: O= given (output/.current is not used), nothing is
-# rebuilt, configs/ is not written.
-# legal_info OUT: legal-info, then what it saved for the kernel: the
-# tarball it was built from and patches/linux/ as the series; and every
-# license file was checked against a hash ("No hash found" is only a
-# message in Buildroot's legal-info).
+# The Buildroot goals the README names, on each output as its build left
+# it: O= given (output/.current is not used), nothing is rebuilt, configs/
+# is not written. legal-info, savedefconfig and source on every defconfig;
+# the kernel's own goals on the first one (linux package).
+# legal_info OUT: legal-info, then what it saved for the kernel (linux, or
+# linux-um): the tarball of patches/linux/linux.hash and patches/linux/ as
+# the series; and every license file was checked against a hash ("No hash
+# found" is only a message in Buildroot's legal-info).
 legal_info() {
 	log=$(mktemp)
 	rc=0
@@ -75,14 +76,20 @@ legal_info() {
 	fi
 	rm -f "$log"
 	[ "$rc" -eq 0 ] || return 1
-	k=$1/legal-info/sources/linux-custom
-	tarball=$(sed -n 's|^BR2_LINUX_KERNEL_CUSTOM_TARBALL_LOCATION="file://\(.*\)"$|\1|p' "$1/.config")
-	cmp "$tarball" "$k/${tarball##*/}" || return 1
+	tarball=$(awk '$1 == "sha256" && $3 ~ /\.tar\.xz$/ { print $3 }' patches/linux/linux.hash)
+	hash=$(awk '$1 == "sha256" && $3 ~ /\.tar\.xz$/ { print $2 }' patches/linux/linux.hash)
+	set -- "$1"/legal-info/sources/linux-*/"$tarball"
+	if [ $# -ne 1 ] || [ ! -f "$1" ]; then
+		echo "legal-info: not one kernel $tarball: $*"
+		return 1
+	fi
+	echo "$hash  $1" | sha256sum -c - || return 1
+	k=${1%/*}
 	for p in patches/linux/*.patch; do
 		cmp "$p" "$k/${p##*/}" || return 1
 		echo "${p##*/}"
 	done | diff -u - "$k/series" || return 1
-	echo "legal-info: kernel = ${tarball##*/} + $(wc -l <"$k/series") patches"
+	echo "legal-info: kernel = ${k##*/}/$tarball + $(wc -l <"$k/series") patches"
 }
 # savedefconfig_same OUT DEFCONFIG: savedefconfig into a temporary file
 # (BR2_DEFCONFIG) writes the committed defconfig again; configs/ unchanged.
@@ -126,14 +133,18 @@ linux_menuconfig() {
 	rm -rf "$keep"
 	return "$rc"
 }
+first=
 for d in $defconfigs; do
 	out=$PWD/output/$d
 	step "legal-info-$d" legal_info "$out"
 	step "savedefconfig-$d" savedefconfig_same "$out" "configs/$d"
-	step "linux-savedefconfig-$d" linux_savedefconfig "$out"
 	step "source-$d" make O="$out" source
+	if [ -n "$first" ] || [ ! -d "$out/build/linux-custom" ]; then
+		continue
+	fi
+	first=$d
+	step "linux-savedefconfig-$d" linux_savedefconfig "$out"
 	step "linux-menuconfig-$d" linux_menuconfig "$out"
-	break
 done
 
 # Boot every image and run the tests (the harness prints one line per
