@@ -10,7 +10,7 @@ use crate::error::HarnessError;
 use crate::junit;
 use crate::ktap::Counts;
 use crate::layout::{self, Layout};
-use crate::manifest::{Manifest, MANIFEST_PATH};
+use crate::manifest::{Manifest, MANIFEST_PATH, TARGET_MANIFEST};
 use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
 use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
 use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
@@ -43,7 +43,7 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
         Manifest::load(&path)
     };
     match &cli.command {
-        Command::Run(args) => run(&table, &tree, &manifest()?, args),
+        Command::Run(args) => run(&table, &tree, cli.manifest.as_deref(), args),
         Command::Parse(args) => parse(&table, &manifest()?, args),
         Command::Matrix(args) => matrix(&table, &tree, args),
         Command::List => {
@@ -106,10 +106,28 @@ fn scaled(seconds: f64, multiplier: f64) -> Duration {
     Duration::try_from_secs_f64(seconds * multiplier).unwrap_or(Duration::MAX)
 }
 
+/// The manifest whose tests `spec`'s run must report: `--manifest`, else
+/// the one its image runs (the tree's, with the drop-ins other packages
+/// installed beside it: `include manifest.d`), else the tree's.
+fn arch_manifest(
+    chosen: Option<&Path>,
+    spec: &ArchSpec,
+    layout: &Layout,
+    tree: &Path,
+) -> Result<Manifest, HarnessError> {
+    let installed = spec.target_dir(&layout.output).join(TARGET_MANIFEST);
+    let path = match chosen {
+        Some(path) => path.to_path_buf(),
+        None if installed.is_file() => installed,
+        None => tree.join(MANIFEST_PATH),
+    };
+    Manifest::load(&path)
+}
+
 fn run(
     table: &ArchTable,
     tree: &Path,
-    manifest: &Manifest,
+    chosen_manifest: Option<&Path>,
     args: &RunArgs,
 ) -> Result<u8, HarnessError> {
     let arches = table.select(&args.arch)?;
@@ -123,7 +141,8 @@ fn run(
     let mut worst = 0;
     let mut failures = Vec::new();
     for (spec, boot) in arches.iter().zip(&boots) {
-        let result = run_arch(spec, boot, manifest, &layout, args)?;
+        let manifest = arch_manifest(chosen_manifest, spec, &layout, tree)?;
+        let result = run_arch(spec, boot, &manifest, &layout, args)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
         failures.extend(result.failure_lines());

@@ -74,6 +74,11 @@ impl ArchSpec {
         output_root.join(&self.defconfig).join("images")
     }
 
+    /// Buildroot's target directory (the root filesystem's contents).
+    pub fn target_dir(&self, output_root: &Path) -> PathBuf {
+        output_root.join(&self.defconfig).join("target")
+    }
+
     /// The kernel `.config` of the build, if there is one:
     /// `<output-root>/<defconfig>/build/linux-*/.config` (Buildroot's
     /// linux package builds in `linux-custom`, linux-um in `linux-um-<version>`).

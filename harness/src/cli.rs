@@ -22,7 +22,8 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub tree: Option<PathBuf>,
     /// The runner's manifest, which names the tests each arch must report
-    /// [default: <tree>/package/rust-tests/src/manifest]
+    /// [default: the one the image runs, <output>/<defconfig>/target/usr/share/rust-tests/manifest,
+    /// with its `include`d drop-ins; without an output (parse), <tree>/package/rust-tests/src/manifest]
     #[arg(long, global = true, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     #[command(subcommand)]

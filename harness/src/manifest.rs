@@ -13,6 +13,29 @@ use crate::report::{ExitReason, InfraFailure};
 
 /// The manifest's place in the tree.
 pub const MANIFEST_PATH: &str = "package/rust-tests/src/manifest";
+/// Its place in an image's root filesystem (Buildroot's `target/`).
+pub const TARGET_MANIFEST: &str = "usr/share/rust-tests/manifest";
+
+/// The first word of a line that reads a directory of manifests.
+const INCLUDE: &str = "include";
+
+/// The files of an included directory, in name order.
+fn drop_ins(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        entries => entries?,
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if !name.starts_with('.') && !name.ends_with('~') {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
 
 /// The arches a test runs on (its `arch` line).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,41 +91,75 @@ pub struct Manifest {
 
 impl Manifest {
     /// Reads the tests of a manifest text; `path` names it in messages.
+    /// `include` lines are left out (see [`Manifest::load`]).
     pub fn parse(text: &str, path: &Path) -> Manifest {
-        let mut tests: Vec<ManifestTest> = Vec::new();
+        let mut manifest = Manifest {
+            path: path.to_path_buf(),
+            tests: Vec::new(),
+        };
+        manifest.add_lines(text);
+        manifest
+    }
+
+    fn add_lines(&mut self, text: &str) {
         for line in text.lines() {
             let mut fields = line.split_whitespace();
             let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
                 continue;
             };
-            if name.starts_with('#') {
+            if name.starts_with('#') || name == INCLUDE {
                 continue;
             }
             let arches = (action == "arch").then(|| Arches::parse(fields.next().unwrap_or("")));
-            match tests.iter_mut().find(|t| t.name == name) {
+            match self.tests.iter_mut().find(|t| t.name == name) {
                 Some(test) => {
                     if let Some(arches) = arches {
                         test.arches = arches;
                     }
                 }
-                None => tests.push(ManifestTest {
+                None => self.tests.push(ManifestTest {
                     name: name.to_string(),
                     arches: arches.unwrap_or(Arches::All),
                 }),
             }
         }
-        Manifest {
-            path: path.to_path_buf(),
-            tests,
-        }
     }
 
+    /// Reads a manifest file and, as the runner does, the files of the
+    /// directories its `include <dir>` lines name (relative to its own
+    /// directory, in name order, dot files and `~` backups left out; a
+    /// missing directory has none).
     pub fn load(path: &Path) -> Result<Manifest, HarnessError> {
-        let text = std::fs::read_to_string(path).map_err(|source| HarnessError::Read {
+        let mut manifest = Manifest::parse("", path);
+        manifest.load_file(path)?;
+        Ok(manifest)
+    }
+
+    fn load_file(&mut self, path: &Path) -> Result<(), HarnessError> {
+        let read_error = |source| HarnessError::Read {
             path: path.to_path_buf(),
             source,
-        })?;
-        Ok(Manifest::parse(&text, path))
+        };
+        let text = std::fs::read_to_string(path).map_err(read_error)?;
+        for line in text.lines() {
+            let mut fields = line.split_whitespace();
+            if fields.next() == Some(INCLUDE) {
+                let dir = path
+                    .parent()
+                    .unwrap_or(Path::new("."))
+                    .join(fields.next().unwrap_or(""));
+                let files = drop_ins(&dir).map_err(|source| HarnessError::Read {
+                    path: dir.clone(),
+                    source,
+                })?;
+                for file in files {
+                    self.load_file(&file)?;
+                }
+            } else {
+                self.add_lines(line);
+            }
+        }
+        Ok(())
     }
 
     /// The top-level tests that must run on `arch`.
@@ -193,6 +250,22 @@ rust_platform@override\tload\n";
         assert_eq!(m.expected_on("armv7"), ["a", "b"]);
         assert_eq!(m.expected_on("armv7l"), ["b"]);
         assert_eq!(m.expected_on("um"), ["b"]);
+    }
+
+    #[test]
+    fn included_directories() {
+        let dir = std::env::temp_dir().join(format!("rust-qemu-test-incl-{}", std::process::id()));
+        let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
+        std::fs::create_dir_all(dir.join("d")).expect("mkdir");
+        write("m", "a\tload\ninclude\td\ninclude none\nz\tload\n");
+        write("d/20-c", "c\tarch\tx86_64\nc\tload\n");
+        write("d/10-b", "# b\nb\tload\n");
+        write("d/.hidden", "hidden\tload\n");
+        write("d/10-b~", "backup\tload\n");
+        let m = Manifest::load(&dir.join("m")).expect("load");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert_eq!(m.expected_on("x86_64"), ["a", "b", "c", "z"]);
+        assert_eq!(m.expected_on("riscv64"), ["a", "b", "z"]);
     }
 
     #[test]

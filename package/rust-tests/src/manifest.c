@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "manifest.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,42 +53,93 @@ int manifest_parse_line(const char *line, struct check *c)
 	return -1;
 }
 
-int manifest_load(const char *path, struct manifest *m)
+static int load_file(const char *path, struct manifest *m);
+
+static int drop_in(const struct dirent *e)
 {
-	char line[1024];
-	int number = 0;
+	size_t n = strlen(e->d_name);
+
+	return e->d_name[0] != '.' && e->d_name[n - 1] != '~';
+}
+
+/* include DIR: the files of DIR (relative to the including manifest's
+ * directory), in name order; no DIR, no files. */
+static int load_dir(const char *path, const char *dir, struct manifest *m)
+{
+	char full[1024];
+	struct dirent **names;
+	int n, rc = 0;
+	const char *slash = strrchr(path, '/');
+	int base = dir[0] != '/' && slash ? (int)(slash + 1 - path) : 0;
+
+	snprintf(full, sizeof(full), "%.*s%s", base, path, dir);
+	n = scandir(full, &names, drop_in, alphasort);
+	if (n < 0)
+		return errno == ENOENT ? 0 : (perror(full), -1);
+	for (int i = 0; i < n; i++) {
+		char file[1280];
+
+		snprintf(file, sizeof(file), "%s/%s", full, names[i]->d_name);
+		if (rc == 0)
+			rc = load_file(file, m);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int add_check(struct manifest *m, const struct check *c)
+{
+	struct check *checks = realloc(m->checks, (m->count + 1) * sizeof(*checks));
+
+	if (!checks)
+		return -1;
+	m->checks = checks;
+	m->checks[m->count++] = *c;
+	return 0;
+}
+
+static int load_file(const char *path, struct manifest *m)
+{
+	char line[1024], dir[512];
+	int number = 0, rc = 0;
 	FILE *f = fopen(path, "r");
 
-	memset(m, 0, sizeof(*m));
 	if (!f) {
 		perror(path);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		struct check c, *checks;
-		int rc = manifest_parse_line(line, &c);
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		struct check c;
+		int parsed = manifest_parse_line(line, &c);
 
 		number++;
-		if (rc > 0)
+		if (parsed > 0)
 			continue;
-		if (rc < 0) {
+		if (strncmp(line, "include", 7) == 0 && strchr(" \t", line[7]) &&
+		    sscanf(line + 7, "%511s", dir) == 1) {
+			rc = load_dir(path, dir, m);
+			continue;
+		}
+		if (parsed < 0) {
 			fprintf(stderr, "%s:%d: not '<test> <action> [argument]': %s", path, number, line);
-			fclose(f);
-			manifest_free(m);
-			return -1;
+			rc = -1;
+			break;
 		}
 		c.line = number;
-		checks = realloc(m->checks, (m->count + 1) * sizeof(*checks));
-		if (!checks) {
-			fclose(f);
-			manifest_free(m);
-			return -1;
-		}
-		m->checks = checks;
-		m->checks[m->count++] = c;
+		rc = add_check(m, &c);
 	}
 	fclose(f);
-	return 0;
+	return rc;
+}
+
+int manifest_load(const char *path, struct manifest *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (load_file(path, m) == 0)
+		return 0;
+	manifest_free(m);
+	return -1;
 }
 
 size_t manifest_group_end(const struct manifest *m, size_t start)

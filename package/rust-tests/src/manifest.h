@@ -36,7 +36,11 @@ struct manifest {
 	size_t count;
 };
 
-/* Parse a manifest file; prints the offending line and returns -1 on error. */
+/*
+ * Parse a manifest file, and the files of the directories its "include DIR"
+ * lines name (relative to its own directory; name order; a missing one is
+ * empty); prints the offending line and returns -1 on error.
+ */
 int manifest_load(const char *path, struct manifest *m);
 /* Parse one line; 0 if a check, 1 if blank or comment, -1 if invalid. */
 int manifest_parse_line(const char *line, struct check *c);

@@ -5,7 +5,9 @@
 #include "params.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int failures, count;
 
@@ -109,12 +111,52 @@ static void test_params_decode(void)
 	EXPECT(params_decode("\\xg0", out, sizeof(out)) == 4);	/* not an escape */
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	EXPECT(f && fputs(text, f) >= 0 && fclose(f) == 0);
+}
+
+/* include DIR: its files in name order, dot files and backups left out */
+static void test_manifest_include(void)
+{
+	char dir[] = "/tmp/rust-tests-unit-XXXXXX", path[128];
+	const char *order[] = { "a", "b", "b", "c", "z" };
+	struct manifest m;
+
+	EXPECT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/d", dir);
+	EXPECT(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/d/20-c", dir);
+	write_text(path, "c load\n");
+	snprintf(path, sizeof(path), "%s/d/10-b", dir);
+	write_text(path, "# b\nb load\nb unload\n");
+	snprintf(path, sizeof(path), "%s/d/.hidden", dir);
+	write_text(path, "hidden load\n");
+	snprintf(path, sizeof(path), "%s/d/10-b~", dir);
+	write_text(path, "backup load\n");
+	snprintf(path, sizeof(path), "%s/m", dir);
+	write_text(path, "a load\ninclude d\ninclude none\nz load\n");
+	EXPECT(manifest_load(path, &m) == 0 && m.count == 5);
+	for (size_t i = 0; i < m.count && i < 5; i++)
+		EXPECT(strcmp(m.checks[i].test, order[i]) == 0);
+	manifest_free(&m);
+	snprintf(path, sizeof(path), "%s/d/30-bad", dir);
+	write_text(path, "bad nosuchaction\n");
+	snprintf(path, sizeof(path), "%s/m", dir);
+	EXPECT(manifest_load(path, &m) == -1 && m.count == 0);	/* an included error */
+	snprintf(path, sizeof(path), "rm -r %s", dir);
+	EXPECT(system(path) == 0);
+}
+
 int main(void)
 {
 	struct manifest m;
 
 	test_manifest_lines();
 	test_manifest_groups();
+	test_manifest_include();
 	test_kmsg();
 	test_params_decode();
 	/* the shipped manifest parses */
