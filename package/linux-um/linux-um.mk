@@ -138,6 +138,35 @@ LINUX_UM_TARGET_FINALIZE_HOOKS += LINUX_UM_RUN_DEPMOD
 
 $(eval $(kconfig-package))
 
+# Buildroot's kernel-module infrastructure (package/pkg-kernel-module.mk)
+# builds against the linux package; with User-Mode Linux, the kernel is
+# this package: the same steps against it, so that a kernel-module package
+# (package/rust-module-example) builds for every defconfig unchanged.
+# Included before this tree's other packages (external.mk, name order).
+ifeq ($(BR2_PACKAGE_LINUX_UM),y)
+define inner-linux-um-kernel-module
+define $(2)_KERNEL_MODULES_BUILD
+	@$$(call MESSAGE,"Building kernel module(s) for User-Mode Linux")
+	$$(foreach d,$$($(2)_MODULE_SUBDIRS), \
+		$$(LINUX_UM_MAKE_ENV) $$(LINUX_UM_MAKE) -C $$(LINUX_UM_DIR) \
+			$$(LINUX_UM_MAKE_FLAGS) $$($(2)_MODULE_MAKE_OPTS) \
+			PWD=$$(@D)/$$(d) M=$$(@D)/$$(d) modules$$(sep))
+endef
+$(2)_DEPENDENCIES += linux-um
+$(2)_MODULE_SUBDIRS ?= .
+$(2)_POST_BUILD_HOOKS += $(2)_KERNEL_MODULES_BUILD
+define $(2)_KERNEL_MODULES_INSTALL
+	@$$(call MESSAGE,"Installing kernel module(s) for User-Mode Linux")
+	$$(foreach d,$$($(2)_MODULE_SUBDIRS), \
+		$$(LINUX_UM_MAKE_ENV) $$(LINUX_UM_MAKE) -C $$(LINUX_UM_DIR) \
+			$$(LINUX_UM_MAKE_FLAGS) $$($(2)_MODULE_MAKE_OPTS) \
+			PWD=$$(@D)/$$(d) M=$$(@D)/$$(d) modules_install$$(sep))
+endef
+$(2)_POST_INSTALL_TARGET_HOOKS += $(2)_KERNEL_MODULES_INSTALL
+endef
+kernel-module = $(call inner-linux-um-kernel-module,$(pkgname),$(call UPPERCASE,$(pkgname)))
+endif
+
 # Before anything is downloaded or built, as for the linux package
 # (external.mk): a wrong host toolchain fails in seconds.
 ifeq ($(BR2_PACKAGE_LINUX_UM),y)

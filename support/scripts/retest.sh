@@ -4,7 +4,8 @@
 # results. A changed patch series (patches/linux/) re-extracts and
 # re-patches the kernel (linux-dirclean), as Buildroot needs; a changed
 # .rs or .c in the kernel tree is rebuilt incrementally (<pkg>-rebuild),
-# the on-target runner and its manifest too; the root filesystem image is
+# the out-of-tree module packages, the on-target runner and its manifest
+# too; the root filesystem image is
 # made again (modules). The compiler cache
 # makes a re-patched kernel's unchanged C objects cheap.
 # Usage: support/scripts/retest.sh ARCH [HARNESS ARGS...]
@@ -38,7 +39,16 @@ if [ "$(cat "$out/.rust-qemu-patch-series" 2>/dev/null)" != "$series" ]; then
 	make O="$(pwd)/$out" "$kernel-dirclean"
 fi
 # rust-tests too: its source (package/rust-tests/src, the runner and the
-# manifest) is copied into the output only by a (re)build
-make O="$(pwd)/$out" "$kernel-rebuild" rust-tests-rebuild all
+# manifest) is copied into the output only by a (re)build; and every
+# out-of-tree module package of the output (kernel-module infrastructure,
+# e.g. rust-module-example), against the rebuilt kernel
+# shellcheck disable=SC2016 # the make expression, literally
+modules=$(grep -lF '$(eval $(kernel-module))' package/*/*.mk | while read -r mk; do
+	pkg=$(basename "$mk" .mk)
+	sym=BR2_PACKAGE_$(echo "$pkg" | tr a-z- A-Z_)
+	if grep -q "^$sym=y" "$out/.config"; then echo "$pkg-rebuild"; fi
+done)
+# shellcheck disable=SC2086 # one goal per word
+make O="$(pwd)/$out" "$kernel-rebuild" $modules rust-tests-rebuild all
 echo ">>> retest: $arch rebuilt in $(($(date +%s) - start)) s"
 harness run --arch "$arch" --kernel-arg rusttest=quick "$@"
