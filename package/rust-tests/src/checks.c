@@ -563,17 +563,30 @@ static const struct { const char *name; check_fn run; const char *needs; } check
 	{ "param-write-twin", check_param_write_twin, NULL },
 };
 
-bool check_skipped(const char *name_and_args, char *why, size_t size)
+/* The index of the check a "check" argument names, or -1. */
+static int find_check(const char *name_and_args)
 {
 	size_t len = strcspn(name_and_args, " \t");
 
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
-		if (strlen(checks[i].name) == len && strncmp(name_and_args, checks[i].name, len) == 0 &&
-		    checks[i].needs && access(checks[i].needs, F_OK) != 0) {
-			snprintf(why, size, "SKIP this kernel has no %s", checks[i].needs);
-			return true;
-		}
-	return false;
+		if (strlen(checks[i].name) == len && strncmp(name_and_args, checks[i].name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool check_known(const char *name_and_args)
+{
+	return find_check(name_and_args) >= 0;
+}
+
+bool check_skipped(const char *name_and_args, char *why, size_t size)
+{
+	int i = find_check(name_and_args);
+
+	if (i < 0 || !checks[i].needs || access(checks[i].needs, F_OK) == 0)
+		return false;
+	snprintf(why, size, "SKIP this kernel has no %s", checks[i].needs);
+	return true;
 }
 
 bool check_run(const char *name_and_args, char *expected, char *seen, size_t size)

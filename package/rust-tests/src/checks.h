@@ -9,6 +9,8 @@
 
 /* Quick mode: timed checks (unload-race) run QUICK_MS at most. */
 void checks_set_quick(void);
+/* Whether "<name> [arguments]" names a check of this runner. */
+bool check_known(const char *name_and_args);
 /* Whether the named check cannot run on this kernel; why (a KTAP "SKIP ...") in why. */
 bool check_skipped(const char *name_and_args, char *why, size_t size);
 /* Run the named check with its arguments; on failure fill expected/seen. */

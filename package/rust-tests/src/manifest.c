@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "manifest.h"
+#include "checks.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +55,29 @@ int manifest_parse_line(const char *line, struct check *c)
 }
 
 static int load_file(const char *path, struct manifest *m);
+
+const char *manifest_check_error(const struct check *c)
+{
+	char *end;
+
+	switch (c->action) {
+	case ACTION_CYCLE:
+		if (strtol(c->arg, &end, 10) <= 0 || *end)
+			return "cycle needs a positive number of times";
+		break;
+	case ACTION_READ:
+		if (!strpbrk(c->arg, " \t"))
+			return "read needs a path and the value of its first line";
+		break;
+	case ACTION_CHECK:
+		if (!check_known(c->arg))
+			return "no such check (checks.c)";
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
 
 static int drop_in(const struct dirent *e)
 {
@@ -121,8 +145,10 @@ static int load_file(const char *path, struct manifest *m)
 			rc = load_dir(path, dir, m);
 			continue;
 		}
-		if (parsed < 0) {
-			fprintf(stderr, "%s:%d: not '<test> <action> [argument]': %s", path, number, line);
+		if (parsed < 0 || manifest_check_error(&c)) {
+			fprintf(stderr, "%s:%d: %s: %s", path, number,
+				parsed < 0 ? "not '<test> <action> [argument]'" : manifest_check_error(&c),
+				line);
 			rc = -1;
 			break;
 		}

@@ -44,6 +44,8 @@ struct manifest {
 int manifest_load(const char *path, struct manifest *m);
 /* Parse one line; 0 if a check, 1 if blank or comment, -1 if invalid. */
 int manifest_parse_line(const char *line, struct check *c);
+/* Why a parsed check's argument is invalid for its action, or NULL. */
+const char *manifest_check_error(const struct check *c);
 /* Index after the group of consecutive checks with the same test as start. */
 size_t manifest_group_end(const struct manifest *m, size_t start);
 void manifest_free(struct manifest *m);

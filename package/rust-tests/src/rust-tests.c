@@ -169,141 +169,184 @@ static bool module_cycle(const char *module, int times, int *done, char *why, si
 	return true;
 }
 
-/* A dmesg or bootlog check: a line of log contains the check's text. */
-static bool log_check(const struct check *c, int number, const struct kmsg_log *log,
-		      const char *missing)
-{
-	char expected[600];
-	bool ok = kmsg_find(log, c->arg) != NULL;
+/*
+ * What one check of a module group found: ok; else what was expected and
+ * what was seen; or a KTAP "SKIP ..." reason. The actions fill it, and
+ * run_check() alone reports it.
+ */
+struct outcome {
+	bool ok;
+	char skip[600];
+	char expected[800];	/* as large as seen: check_run() fills both */
+	char seen[800];
+};
 
-	ktap_result(1, ok, number, check_name(c), NULL);
-	if (!ok) {
-		snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
-		diag(1, expected, missing);
-	}
-	return ok;
+static void fail(struct outcome *o, const char *expected, const char *seen)
+{
+	o->ok = false;
+	snprintf(o->expected, sizeof(o->expected), "%s", expected);
+	snprintf(o->seen, sizeof(o->seen), "%s", seen);
 }
 
-/* One check of a module group: prints its result, returns true if ok. */
+static void act_load(struct group *g, const struct check *c, struct outcome *o)
+{
+	char cmd[700], out[512];
+
+	snprintf(cmd, sizeof(cmd), "modprobe %s %s", g->module, c->arg);
+	o->ok = run_shell(cmd, out, sizeof(out)) == 0;
+	g->loaded = o->ok;
+	g->load_failed = !o->ok;
+	if (!o->ok)
+		fail(o, cmd, *out ? out : "non-zero exit");
+}
+
+static void act_unload(struct group *g, const struct check *c, struct outcome *o)
+{
+	char *argv[] = { "rmmod", g->module, NULL };
+	char out[512];
+
+	(void)c;
+	o->ok = run(argv, out, sizeof(out)) == 0;
+	g->loaded = g->loaded && !o->ok;
+	if (!o->ok)
+		fail(o, "rmmod succeeds", *out ? out : "non-zero exit");
+}
+
+static void act_cycle(struct group *g, const struct check *c, struct outcome *o)
+{
+	int times = atoi(c->arg), done = 0;
+	char why[512], expected[64], seen[600];
+
+	if (quick && times > QUICK_CYCLES)
+		times = QUICK_CYCLES;
+	o->ok = module_cycle(g->module, times, &done, why, sizeof(why));
+	if (!o->ok) {
+		snprintf(expected, sizeof(expected), "%d loads and unloads", times);
+		snprintf(seen, sizeof(seen), "cycle %d: %s", done + 1, why);
+		fail(o, expected, seen);
+	}
+}
+
+/* A dmesg or bootlog check: a line of log contains the check's text. */
+static void log_check(const struct check *c, const struct kmsg_log *log, const char *missing,
+		      struct outcome *o)
+{
+	char expected[600];
+
+	o->ok = kmsg_find(log, c->arg) != NULL;
+	if (!o->ok) {
+		snprintf(expected, sizeof(expected), "a kernel log line containing '%s'", c->arg);
+		fail(o, expected, missing);
+	}
+}
+
+static void act_dmesg(struct group *g, const struct check *c, struct outcome *o)
+{
+	log_check(c, &g->log, "no such line since the test started", o);
+}
+
+static void act_bootlog(struct group *g, const struct check *c, struct outcome *o)
+{
+	struct kmsg_log boot = { 0 };
+	int fd = kmsg_open_at_start();
+
+	(void)g;
+	if (fd >= 0) {
+		kmsg_read_new(fd, &boot);
+		close(fd);
+	}
+	log_check(c, &boot, fd < 0 ? "cannot open /dev/kmsg" :
+		  "no such line since boot (or the log buffer wrapped)", o);
+	kmsg_free(&boot);
+}
+
+/* exists PATH, absent PATH */
+static void act_path(struct group *g, const struct check *c, struct outcome *o)
+{
+	bool exists = access(c->arg, F_OK) == 0;
+
+	(void)g;
+	o->ok = exists == (c->action == ACTION_EXISTS);
+	if (!o->ok)
+		fail(o, check_name(c), exists ? "it exists" : "it does not exist");
+}
+
+static void act_read(struct group *g, const struct check *c, struct outcome *o)
+{
+	char path[256], want[256], out[512];
+	bool readable;
+
+	(void)g;
+	if (sscanf(c->arg, "%255s %255[^\n]", path, want) != 2)
+		want[0] = '\0';
+	readable = read_file(path, out, sizeof(out));
+	o->ok = readable && strcmp(out, want) == 0;
+	if (!o->ok)
+		fail(o, want, readable ? out : "(cannot read)");
+}
+
+static void act_run(struct group *g, const struct check *c, struct outcome *o)
+{
+	char out[512], seen[600];
+	int rc = run_shell(c->arg, out, sizeof(out));
+
+	(void)g;
+	o->ok = rc == 0;
+	if (!o->ok) {
+		snprintf(seen, sizeof(seen), "exit status %d%s%s", rc, *out ? ": " : "", out);
+		fail(o, "exit status 0", seen);
+	}
+}
+
+/* arch: first in its group (main() skips the group on other machines) */
+static void act_arch(struct group *g, const struct check *c, struct outcome *o)
+{
+	o->ok = on_machine(c->arg, g->value, sizeof(g->value));
+	if (!o->ok)
+		fail(o, "this machine (uname -m, or um)", "another one");
+}
+
+static void act_check(struct group *g, const struct check *c, struct outcome *o)
+{
+	(void)g;
+	if (check_skipped(c->arg, o->skip, sizeof(o->skip))) {
+		o->ok = true;
+		return;
+	}
+	o->ok = check_run(c->arg, o->expected, o->seen, sizeof(o->seen));
+}
+
+/* The actions of a module group (kunit and config form groups of their own). */
+static void (*const actions[])(struct group *, const struct check *, struct outcome *) = {
+	[ACTION_LOAD] = act_load,	[ACTION_UNLOAD] = act_unload,
+	[ACTION_CYCLE] = act_cycle,	[ACTION_DMESG] = act_dmesg,
+	[ACTION_BOOTLOG] = act_bootlog,	[ACTION_EXISTS] = act_path,
+	[ACTION_ABSENT] = act_path,	[ACTION_READ] = act_read,
+	[ACTION_RUN] = act_run,		[ACTION_ARCH] = act_arch,
+	[ACTION_CHECK] = act_check,
+};
+
+/* One check of a module group: runs it, prints its result, true if ok. */
 static bool run_check(struct group *g, const struct check *manifest_check, int number)
 {
-	char out[512], expected[600], cmd[700];
 	struct check expanded = *manifest_check, *c = &expanded;
-	bool ok = false;
-	int rc;
+	struct outcome o = { 0 };
+	const char *name;
 
-	if (!expand_value(c->arg, sizeof(c->arg), g->value)) {
-		ktap_result(1, false, number, check_name(manifest_check), NULL);
-		diag(1, "an argument that fits with {} replaced", g->value);
-		return false;
+	if (!expand_value(c->arg, sizeof(c->arg), g->value))
+		fail(&o, "an argument that fits with {} replaced", g->value);
+	else if (c->action >= sizeof(actions) / sizeof(actions[0]) || !actions[c->action])
+		fail(&o, "an action this runner knows", "an action valid only alone in its test");
+	else {
+		kmsg_read_new(g->kmsg_fd, &g->log);
+		actions[c->action](g, c, &o);
 	}
-
-	kmsg_read_new(g->kmsg_fd, &g->log);
-	switch (c->action) {
-	case ACTION_LOAD:
-		snprintf(cmd, sizeof(cmd), "modprobe %s %s", g->module, c->arg);
-		rc = run_shell(cmd, out, sizeof(out));
-		g->loaded = ok = rc == 0;
-		g->load_failed = !ok;
-		ktap_result(1, ok, number, "load", NULL);
-		if (!ok)
-			diag(1, cmd, *out ? out : "non-zero exit");
-		return ok;
-	case ACTION_UNLOAD: {
-		char *argv[] = { "rmmod", g->module, NULL };
-
-		rc = run(argv, out, sizeof(out));
-		ok = rc == 0;
-		g->loaded = g->loaded && !ok;
-		ktap_result(1, ok, number, "unload", NULL);
-		if (!ok)
-			diag(1, "rmmod succeeds", *out ? out : "non-zero exit");
-		return ok;
-	}
-	case ACTION_CYCLE: {
-		int times = atoi(c->arg), done = 0;
-
-		if (quick && times > QUICK_CYCLES)
-			times = QUICK_CYCLES;
-
-		ok = module_cycle(g->module, times, &done, out, sizeof(out));
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok) {
-			snprintf(expected, sizeof(expected), "%d loads and unloads", times);
-			snprintf(cmd, sizeof(cmd), "cycle %d: %s", done + 1, out);
-			diag(1, expected, cmd);
-		}
-		return ok;
-	}
-	case ACTION_DMESG:
-		return log_check(c, number, &g->log, "no such line since the test started");
-	case ACTION_BOOTLOG: {
-		struct kmsg_log boot = { 0 };
-		int fd = kmsg_open_at_start();
-
-		if (fd >= 0) {
-			kmsg_read_new(fd, &boot);
-			close(fd);
-		}
-		ok = log_check(c, number, &boot, fd < 0 ? "cannot open /dev/kmsg" :
-			       "no such line since boot (or the log buffer wrapped)");
-		kmsg_free(&boot);
-		return ok;
-	}
-	case ACTION_EXISTS:
-	case ACTION_ABSENT: {
-		bool exists = access(c->arg, F_OK) == 0;
-
-		ok = exists == (c->action == ACTION_EXISTS);
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok)
-			diag(1, check_name(c), exists ? "it exists" : "it does not exist");
-		return ok;
-	}
-	case ACTION_READ: {
-		char path[256], want[256];
-
-		if (sscanf(c->arg, "%255s %255[^\n]", path, want) != 2)
-			want[0] = '\0';
-		ok = read_file(path, out, sizeof(out)) && strcmp(out, want) == 0;
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok)
-			diag(1, want, read_file(path, out, sizeof(out)) ? out : "(cannot read)");
-		return ok;
-	}
-	case ACTION_RUN:
-		rc = run_shell(c->arg, out, sizeof(out));
-		ok = rc == 0;
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok) {
-			snprintf(cmd, sizeof(cmd), "exit status %d%s%s", rc, *out ? ": " : "", out);
-			diag(1, "exit status 0", cmd);
-		}
-		return ok;
-	case ACTION_ARCH:	/* first in its group: main() skips it elsewhere */
-		ok = on_machine(c->arg, g->value, sizeof(g->value));
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok)
-			diag(1, "this machine (uname -m, or um)", "another one");
-		return ok;
-	case ACTION_CHECK: {
-		char seen_buf[600];
-
-		if (check_skipped(c->arg, seen_buf, sizeof(seen_buf))) {
-			ktap_result(1, true, number, check_name(c), seen_buf);
-			return true;
-		}
-		ok = check_run(c->arg, expected, seen_buf, sizeof(seen_buf));
-		ktap_result(1, ok, number, check_name(c), NULL);
-		if (!ok)
-			diag(1, expected, seen_buf);
-		return ok;
-	}
-	default:
-		ktap_result(1, false, number, c->arg, NULL);
-		diag(1, "an action this runner knows", "an action valid only alone in its test");
-		return false;
-	}
+	name = c->action == ACTION_LOAD || c->action == ACTION_UNLOAD ?
+	       action_name(c->action) : check_name(c);
+	ktap_result(1, o.ok, number, name, o.skip[0] ? o.skip : NULL);
+	if (!o.ok)
+		diag(1, o.expected, o.seen);
+	return o.ok;
 }
 
 static bool run_module_group(struct group *g, int number)

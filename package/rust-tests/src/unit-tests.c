@@ -111,6 +111,21 @@ static void test_params_decode(void)
 	EXPECT(params_decode("\\xg0", out, sizeof(out)) == 4);	/* not an escape */
 }
 
+/* arguments checked when the manifest is read */
+static void test_manifest_arguments(void)
+{
+	struct check c;
+
+	EXPECT(manifest_parse_line("m cycle 100\n", &c) == 0 && !manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m cycle x\n", &c) == 0 && manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m cycle 0\n", &c) == 0 && manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m read /p v\n", &c) == 0 && !manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m read /p\n", &c) == 0 && manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m check busy m /dev/m\n", &c) == 0 && !manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m check bussy m /dev/m\n", &c) == 0 && manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m load\n", &c) == 0 && !manifest_check_error(&c));
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -157,6 +172,7 @@ int main(void)
 	test_manifest_lines();
 	test_manifest_groups();
 	test_manifest_include();
+	test_manifest_arguments();
 	test_kmsg();
 	test_params_decode();
 	/* the shipped manifest parses */
