@@ -15,6 +15,7 @@ use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
 use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
 use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
 use crate::session::{last_line_note, Session, SessionEvent, SessionOutcome};
+use crate::verdict::{self, RunEnding};
 
 /// Shutdown grace period (after the sentinel or a panic) before scaling.
 const GRACE_S: f64 = 10.0;
@@ -216,6 +217,109 @@ fn stderr_tail(stderr: &str) -> Option<String> {
     Some(lines[from..].join(" | "))
 }
 
+/// Removes the files of an earlier run from `dir`, which must not pass
+/// for this one's (a UML boot's copy-on-write files start empty, as
+/// QEMU's -snapshot); returns the console log's path.
+fn clear_results_dir(dir: &Path, boot: &BootCommand) -> Result<PathBuf, HarnessError> {
+    create_dir(dir)?;
+    let console_path = dir.join("console.log");
+    let cows = crate::board::uml_cow_files(&boot.args);
+    let cow_paths = cows.iter().filter_map(|cow| Path::new(cow).file_name());
+    for old in [console_path.clone(), dir.join("results.json")]
+        .into_iter()
+        .chain(cow_paths.map(|name| dir.join(name)))
+    {
+        remove_file(&old)?;
+    }
+    Ok(console_path)
+}
+
+/// An arch's result before its boot: what was asked for.
+fn new_result(spec: &ArchSpec, multiplier: f64) -> ArchResult {
+    let mut result = ArchResult::new(&spec.name, "qemu");
+    result.defconfig = Some(spec.defconfig.clone());
+    result.host = HostInfo::current();
+    result.timeout_multiplier = Some(multiplier);
+    result.boot_timeout_s = Some(spec.boot_timeout_s * multiplier);
+    result.test_timeout_s = Some(spec.test_timeout_s * multiplier);
+    result.durations_from = Some("host clock".to_string());
+    result
+}
+
+/// Settles the verdict, writes results.json and junit.xml, prints the end.
+fn finish(mut result: ArchResult, dir: &Path) -> Result<ArchResult, HarnessError> {
+    result.settle();
+    write_results(dir, &result)?;
+    print_arch_end(&result);
+    Ok(result)
+}
+
+/// QEMU killed at a timeout: that failure, saying what was running.
+fn timeout_failure(
+    run: &qemu::QemuRun,
+    spec: &ArchSpec,
+    result: &ArchResult,
+) -> Option<InfraFailure> {
+    let multiplier = result.timeout_multiplier.unwrap_or(1.0);
+    let last = last_line_note(run.last_line.as_deref());
+    match run.end {
+        RunEnd::BootTimeout => Some(InfraFailure::new(
+            ExitReason::BootTimeout,
+            format!(
+                "boot timeout: no `rust-tests: KTAP version 1` within {} \
+                 ({} s x timeout multiplier {multiplier}); QEMU was killed{last}",
+                seconds(result.boot_timeout_s),
+                spec.boot_timeout_s
+            ),
+        )),
+        RunEnd::TestTimeout => {
+            let running = run
+                .running_at_timeout
+                .as_deref()
+                .map_or(String::new(), |r| format!(" while {r} was running"));
+            Some(InfraFailure::new(
+                ExitReason::TestTimeout,
+                format!(
+                    "test timeout: no end sentinel within {} after the tests started \
+                     ({} s x timeout multiplier {multiplier}){running}; QEMU was killed{last}",
+                    seconds(result.test_timeout_s),
+                    spec.test_timeout_s
+                ),
+            ))
+        }
+        RunEnd::Exited | RunEnd::KilledAfterGrace => None,
+    }
+}
+
+/// What a finished QEMU run left: its facts, its tests, its verdict.
+fn record_run(
+    result: &mut ArchResult,
+    run: qemu::QemuRun,
+    spec: &ArchSpec,
+    manifest: &Manifest,
+    console_path: &Path,
+) {
+    result.console_log = Some(console_path.display().to_string());
+    result.console_lines = Some(run.outcome.console_lines);
+    result.qemu_exit_code = run.exit_code;
+    result.qemu_stderr = Some(run.stderr.clone()).filter(|s| !s.is_empty());
+    result.boot_duration_s = run.boot_duration.map(|d| d.as_secs_f64());
+    result.test_duration_s = run.test_duration.map(|d| d.as_secs_f64());
+    result.runner_exit = run.outcome.runner_exit;
+    let ending = RunEnding {
+        timeout: timeout_failure(&run, spec, result),
+        console_error: run.console_error.clone(),
+        exit_code: run.exit_code,
+        stderr_tail: stderr_tail(&run.stderr),
+    };
+    if let Some(failure) =
+        verdict::infra_failure(&run.outcome, Some(&ending), manifest, spec.machine())
+    {
+        result.set_infra(failure);
+    }
+    result.tests = run.outcome.tests;
+}
+
 fn run_arch(
     spec: &ArchSpec,
     boot: &BootCommand,
@@ -226,36 +330,15 @@ fn run_arch(
     let arch = spec.name.as_str();
     let multiplier = args.timeout_multiplier;
     let dir = layout.results.join(arch);
-    create_dir(&dir)?;
-    let console_path = dir.join("console.log");
-    // The files of an earlier run must not pass for this one's.
-    // A UML boot's copy-on-write files start empty, as QEMU's -snapshot.
-    let cows = crate::board::uml_cow_files(&boot.args);
-    let cow_paths = cows.iter().filter_map(|cow| Path::new(cow).file_name());
-    for old in [console_path.clone(), dir.join("results.json")]
-        .into_iter()
-        .chain(cow_paths.map(|name| dir.join(name)))
-    {
-        remove_file(&old)?;
-    }
-
-    let mut result = ArchResult::new(arch, "qemu");
-    result.defconfig = Some(spec.defconfig.clone());
-    result.host = HostInfo::current();
-    result.timeout_multiplier = Some(multiplier);
-    result.boot_timeout_s = Some(spec.boot_timeout_s * multiplier);
-    result.test_timeout_s = Some(spec.test_timeout_s * multiplier);
-    result.durations_from = Some("host clock".to_string());
+    let console_path = clear_results_dir(&dir, boot)?;
+    let mut result = new_result(spec, multiplier);
 
     let images = spec.images_dir(&layout.output);
     let program = match preflight(spec, boot, &images, args.qemu_binary_dir.as_deref()) {
         Ok(program) => program,
         Err(failure) => {
             result.set_infra(failure);
-            result.settle();
-            write_results(&dir, &result)?;
-            print_arch_end(&result);
-            return Ok(result);
+            return finish(result, &dir);
         }
     };
     result.qemu_version = qemu::qemu_version(&program);
@@ -294,89 +377,18 @@ fn run_arch(
             }
         }
     };
-    let outcome = qemu::run(&command, timeouts, &console_path, session, on_event);
-    let run = match outcome {
-        Ok(run) => run,
-        Err(HarnessError::Spawn { program, source }) => {
-            result.set_infra(InfraFailure::new(
-                ExitReason::QemuFailed,
-                format!("cannot start {program}: {source}"),
-            ));
-            result.settle();
-            write_results(&dir, &result)?;
-            print_arch_end(&result);
-            return Ok(result);
+    match qemu::run(&command, timeouts, &console_path, session, on_event) {
+        Ok(run) => {
+            print_tests(arch, &run.outcome, printed);
+            record_run(&mut result, run, spec, manifest, &console_path);
         }
-        Err(other) => return Err(other),
-    };
-    print_tests(arch, &run.outcome, printed);
-
-    result.console_log = Some(console_path.display().to_string());
-    result.console_lines = Some(run.outcome.console_lines);
-    result.qemu_exit_code = run.exit_code;
-    result.qemu_stderr = Some(run.stderr.clone()).filter(|s| !s.is_empty());
-    result.boot_duration_s = run.boot_duration.map(|d| d.as_secs_f64());
-    result.test_duration_s = run.test_duration.map(|d| d.as_secs_f64());
-    result.runner_exit = run.outcome.runner_exit;
-
-    let last = last_line_note(run.last_line.as_deref());
-    if let Some(failure) =
-        InfraFailure::from_console(&run.outcome).filter(|f| f.kind == ExitReason::KernelPanic)
-    {
-        result.set_infra(failure);
-    }
-    match run.end {
-        RunEnd::BootTimeout => result.set_infra(InfraFailure::new(
-            ExitReason::BootTimeout,
-            format!(
-                "boot timeout: no `rust-tests: KTAP version 1` within {} \
-                 ({} s x timeout multiplier {multiplier}); QEMU was killed{last}",
-                seconds(result.boot_timeout_s),
-                spec.boot_timeout_s
-            ),
+        Err(HarnessError::Spawn { program, source }) => result.set_infra(InfraFailure::new(
+            ExitReason::QemuFailed,
+            format!("cannot start {program}: {source}"),
         )),
-        RunEnd::TestTimeout => {
-            let running = run
-                .running_at_timeout
-                .as_deref()
-                .map_or(String::new(), |r| format!(" while {r} was running"));
-            result.set_infra(InfraFailure::new(
-                ExitReason::TestTimeout,
-                format!(
-                    "test timeout: no end sentinel within {} after the tests started \
-                     ({} s x timeout multiplier {multiplier}){running}; QEMU was killed{last}",
-                    seconds(result.test_timeout_s),
-                    spec.test_timeout_s
-                ),
-            ))
-        }
-        RunEnd::Exited | RunEnd::KilledAfterGrace => {}
+        Err(other) => return Err(other),
     }
-    if let Some(error) = &run.console_error {
-        result.set_infra(InfraFailure::new(ExitReason::ConsoleError, error.clone()));
-    }
-    if let Some(mut failure) = InfraFailure::from_console(&run.outcome) {
-        if failure.kind == ExitReason::MissingSentinel {
-            match run.exit_code {
-                Some(code) => failure
-                    .message
-                    .push_str(&format!("; QEMU exited with status {code}")),
-                None => failure.message.push_str("; QEMU was killed by a signal"),
-            }
-            if let Some(tail) = stderr_tail(&run.stderr) {
-                failure.message.push_str(&format!("; QEMU stderr: {tail}"));
-            }
-        }
-        result.set_infra(failure);
-    }
-    if let Some(failure) = manifest.check_results(spec.machine(), &run.outcome.tests) {
-        result.set_infra(failure);
-    }
-    result.tests = run.outcome.tests;
-    result.settle();
-    write_results(&dir, &result)?;
-    print_arch_end(&result);
-    Ok(result)
+    finish(result, &dir)
 }
 
 /// The arch a console belongs to: `--arch`, else its directory's name if
@@ -438,11 +450,8 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     result.test_duration_s = tests;
     result.durations_from = Some("guest printk timestamps".to_string());
     result.runner_exit = outcome.runner_exit;
-    if let Some(failure) = InfraFailure::from_console(&outcome) {
-        result.set_infra(failure);
-    }
     let machine = spec.map_or(arch.as_str(), ArchSpec::machine);
-    if let Some(failure) = manifest.check_results(machine, &outcome.tests) {
+    if let Some(failure) = verdict::infra_failure(&outcome, None, manifest, machine) {
         result.set_infra(failure);
     }
     result.tests = outcome.tests;

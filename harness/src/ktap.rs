@@ -535,18 +535,11 @@ impl KtapDocument {
 #[derive(Debug, Default)]
 pub struct KtapParser {
     levels: Vec<Level>,
-    /// Lines fed before the first version line (ignored).
-    ignored: usize,
 }
 
 impl KtapParser {
     pub fn new() -> KtapParser {
         KtapParser::default()
-    }
-
-    /// Whether a `KTAP version` line has been seen.
-    pub fn started(&self) -> bool {
-        !self.levels.is_empty()
     }
 
     /// The top-level tests completed so far.
@@ -581,12 +574,11 @@ impl KtapParser {
         let (indent, kind) = classify(line);
         let mut done = Vec::new();
         if self.levels.is_empty() {
+            // Lines before the first version line are not KTAP.
             if kind == KtapLine::Version {
                 let mut level = Level::new(indent);
                 level.saw_version = true;
                 self.levels.push(level);
-            } else {
-                self.ignored += 1;
             }
             return done;
         }

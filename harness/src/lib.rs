@@ -16,3 +16,4 @@ pub mod matrix;
 pub mod qemu;
 pub mod report;
 pub mod session;
+pub mod verdict;

@@ -152,7 +152,6 @@ static int load_file(const char *path, struct manifest *m)
 			rc = -1;
 			break;
 		}
-		c.line = number;
 		rc = add_check(m, &c);
 	}
 	fclose(f);

@@ -28,7 +28,6 @@ struct check {
 	char test[128];		/* "<module>" or "<module>@<variant>" */
 	enum action action;
 	char arg[512];
-	int line;
 };
 
 struct manifest {
