@@ -129,7 +129,6 @@ WRAP
 		ln -sf "/usr/bin/llvm-$tool-22" "$out/bin/$triplet-gcc-$tool"
 	done
 	ln -sf /usr/bin/ld.lld-22 "$out/bin/$triplet-ld"
-	touch "$out/.stamp_generated"
 	exit 0
 fi
 
@@ -179,4 +178,3 @@ done
 for tool in gcc-ar gcc-nm gcc-ranlib; do
 	ln -sf "/usr/bin/$triplet-$tool-12" "$out/bin/$triplet-$tool"
 done
-touch "$out/.stamp_generated"

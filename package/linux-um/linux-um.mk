@@ -86,6 +86,10 @@ define LINUX_UM_RUST_AVAILABLE
 endef
 LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_RUST_AVAILABLE
 
+# The patch series it was patched with, for make retest
+# (linux/linux-ext-rust.mk)
+LINUX_UM_POST_PATCH_HOOKS += RUST_QEMU_PATCH_SERIES
+
 ifeq ($(BR2_PACKAGE_LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES),y)
 define LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES
 	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/linux-builtin-sample-copies.sh \
