@@ -345,7 +345,7 @@ fn run_arch(
     let command = QemuCommand {
         program,
         args: boot.launch_args(
-            &ArchSpec::cmdline_extra(&args.kernel_args),
+            &ArchSpec::cmdline_extra(&[&manifest.kernel_args[..], &args.kernel_args[..]].concat()),
             &args.qemu_extra,
             &dir,
         ),

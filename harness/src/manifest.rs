@@ -82,11 +82,14 @@ pub struct ManifestTest {
     pub arches: Arches,
 }
 
-/// The tests a manifest names, in order.
+/// The tests a manifest names, in order, and its inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Manifest {
     pub path: PathBuf,
     pub tests: Vec<ManifestTest>,
+    /// The words of its `cmdline` lines, for the kernel command line: test
+    /// inputs beside the expectations (the runner checks they arrived).
+    pub kernel_args: Vec<String>,
 }
 
 impl Manifest {
@@ -96,6 +99,7 @@ impl Manifest {
         let mut manifest = Manifest {
             path: path.to_path_buf(),
             tests: Vec::new(),
+            kernel_args: Vec::new(),
         };
         manifest.add_lines(text);
         manifest
@@ -109,6 +113,9 @@ impl Manifest {
             };
             if name.starts_with('#') || name == INCLUDE {
                 continue;
+            }
+            if action == "cmdline" {
+                self.kernel_args.extend(fields.next().map(str::to_string));
             }
             let arches = (action == "arch").then(|| Arches::parse(fields.next().unwrap_or("")));
             match self.tests.iter_mut().find(|t| t.name == name) {
@@ -241,6 +248,16 @@ rust_platform@override\tload\n";
             ["rust_platform@override"]
         );
         assert_eq!(m.expected_on("console"), common);
+    }
+
+    #[test]
+    fn kernel_args_of_cmdline_lines() {
+        let m = Manifest::parse(
+            "a\tcmdline\ta.x=1\na\tbootlog\ta: x 1\nb\tcmdline\tb.s=\u{1f980}\n",
+            Path::new("m"),
+        );
+        assert_eq!(m.kernel_args, ["a.x=1", "b.s=\u{1f980}"]);
+        assert_eq!(m.expected_on("x86_64"), ["a", "b"]);
     }
 
     #[test]

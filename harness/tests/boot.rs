@@ -34,10 +34,9 @@ fn all_pass_exits_0() {
     // QEMU got the readme's command line with the harness's additions, in
     // the images directory.
     let args = fx.qemu_args("qemu-system-x86_64");
-    let append = format!(
-        "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1 {}",
-        rust_qemu_test::arch_table::CMDLINE_BUILTIN_PARAMS
-    );
+    // (and the `cmdline` words of the manifest, tests/data/manifest)
+    let append = "root=/dev/vda rw rootwait console=ttyS0 rusttest panic=-1 printk.devkmsg=on \
+                  rcupdate.rcu_expedited=1 rust_print.x=1";
     let expected = [
         "-M",
         "pc",
@@ -52,7 +51,7 @@ fn all_pass_exits_0() {
         "-drive",
         "file=rootfs.ext4,if=virtio,format=raw",
         "-append",
-        append.as_str(),
+        append,
         "-nographic",
         "-no-reboot",
         "-snapshot",

@@ -13,7 +13,7 @@ static const char *const names[] = {
 	[ACTION_UNLOAD] = "unload", [ACTION_CYCLE] = "cycle", [ACTION_DMESG] = "dmesg",
 	[ACTION_BOOTLOG] = "bootlog", [ACTION_EXISTS] = "exists", [ACTION_ABSENT] = "absent",
 	[ACTION_READ] = "read", [ACTION_RUN] = "run", [ACTION_CHECK] = "check",
-	[ACTION_ARCH] = "arch",
+	[ACTION_CMDLINE] = "cmdline", [ACTION_ARCH] = "arch",
 };
 
 const char *action_name(enum action a)

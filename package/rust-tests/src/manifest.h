@@ -19,6 +19,8 @@ enum action {
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
 	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
+	ACTION_CMDLINE,	/* cmdline WORD: the kernel command line has WORD (the harness puts every
+			 * cmdline line's WORD there: test inputs beside their expectations) */
 	ACTION_ARCH,	/* arch M[=V][,M[=V]...] (first in its test): only on those `uname -m` ("um" under
 			 * UML), else SKIP; "{}" in the test's later arguments is this machine's V;
 			 * arch !M[,M...]: on every machine but those */

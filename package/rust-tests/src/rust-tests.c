@@ -298,6 +298,20 @@ static void act_run(struct group *g, const struct check *c, struct outcome *o)
 	}
 }
 
+static void act_cmdline(struct group *g, const struct check *c, struct outcome *o)
+{
+	char cmdline[4096];
+	size_t n = strlen(c->arg);
+
+	(void)g;
+	o->ok = false;
+	if (read_file("/proc/cmdline", cmdline, sizeof(cmdline)))
+		for (char *w = cmdline; *w && !o->ok; w += strcspn(w, " "), w += strspn(w, " "))
+			o->ok = strncmp(w, c->arg, n) == 0 && (w[n] == ' ' || w[n] == '\0');
+	if (!o->ok)
+		fail(o, c->arg, "not a word of /proc/cmdline (the harness puts it there)");
+}
+
 /* arch: first in its group (main() skips the group on other machines) */
 static void act_arch(struct group *g, const struct check *c, struct outcome *o)
 {
@@ -323,7 +337,7 @@ static void (*const actions[])(struct group *, const struct check *, struct outc
 	[ACTION_BOOTLOG] = act_bootlog,	[ACTION_EXISTS] = act_path,
 	[ACTION_ABSENT] = act_path,	[ACTION_READ] = act_read,
 	[ACTION_RUN] = act_run,		[ACTION_ARCH] = act_arch,
-	[ACTION_CHECK] = act_check,
+	[ACTION_CHECK] = act_check,	[ACTION_CMDLINE] = act_cmdline,
 };
 
 /* One check of a module group: runs it, prints its result, true if ok. */
