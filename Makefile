@@ -89,9 +89,10 @@ retest: $(SETUP_STAMP)
 	support/scripts/retest.sh $(ARCH)
 
 # The benchmark: make check, then the edit -> result loop per arch; the
-# table in output/bench/ (support/bench/run.sh).
+# table in output/bench/ (support/bench/run.sh). KUNIT=1: also kunit.py
+# on the same patched tree, and the same touch in both loops.
 bench: $(SETUP_STAMP)
-	support/bench/run.sh
+	support/bench/run.sh $(if $(KUNIT),--kunit)
 
 arch-matrix: $(SETUP_STAMP)
 	cargo run -q --release -p rust-qemu-test -- matrix

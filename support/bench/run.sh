@@ -4,7 +4,10 @@
 # until its results are printed). Every figure comes from this one run:
 # a table in output/bench/bench.md, the same figures in bench.json.
 # Run it on a clean clone for the clean-build figures. --table only writes
-# the table again from output/bench/figures.tsv.
+# the table again from output/bench/figures.tsv. --kunit also runs kunit.py
+# (the kernel's KUnit runner) on the same patched tree, x86_64 with the
+# Rust doctests, and the same touch (rust/kernel/print.rs) in both loops
+# (--kunit-only: that alone, on the existing x86_64 output).
 set -eu
 
 cd "$(dirname "$0")/../.."
@@ -69,8 +72,49 @@ measure_arch() {
 	put "$arch" quick-tests-s "$(num "$r" test_duration_s)"
 }
 
+# kunit_compare: kunit.py on a fresh copy of the patched tree (a kernel
+# tree it may build in: Buildroot's is configured in place), cleanly, then
+# after a touch of rust/kernel/print.rs; ours after the same touch.
+kunit_compare() {
+	src=$PWD/$out/kunit-src
+	tarball=$(sed -n 's|^BR2_LINUX_KERNEL_CUSTOM_TARBALL_LOCATION="file://\(.*\)"$|\1|p' \
+		configs/qemu_x86_64_rust_defconfig)
+	rm -rf "$src" "$src.build"
+	mkdir -p "$src"
+	tar -xf "$tarball" -C "$src" --strip-components=1
+	for p in patches/linux/*.patch; do patch -s -p1 -d "$src" <"$p"; done
+	kunit() {
+		(cd "$src" && ./tools/testing/kunit/kunit.py run --arch=x86_64 --build_dir="$src.build" \
+			--jobs="$(nproc)" --kconfig_add CONFIG_RUST=y --kconfig_add CONFIG_RUST_KERNEL_DOCTESTS=y \
+			--make_options RUSTC=/usr/bin/rustc --make_options HOSTRUSTC=/usr/bin/rustc \
+			--make_options RUSTDOC=/usr/bin/rustdoc --make_options "BINDGEN=$(command -v bindgen)")
+	}
+	for run in clean touch; do
+		[ "$run" = clean ] || touch "$src/rust/kernel/print.rs"
+		t=$(now)
+		if kunit >"$out/kunit-$run.log" 2>&1; then
+			put kunit "$run-s" "$(($(now) - t))"
+		else
+			put kunit "$run-s" "failed (output/bench/kunit-$run.log)"
+		fi
+		put kunit "$run-result" "$(grep -o 'Ran [0-9]* tests.*' "$out/kunit-$run.log" | tail -n 1)"
+	done
+	touch output/qemu_x86_64_rust_defconfig/build/linux-custom/rust/kernel/print.rs
+	t=$(now)
+	if make retest ARCH=x86_64 >"$out/retest-print.log" 2>&1; then
+		put x86_64 touch-print-s "$(($(now) - t))"
+	else
+		put x86_64 touch-print-s "failed (output/bench/retest-print.log)"
+	fi
+}
+
 rc=0
-[ "${1:-}" = --table ] || measure
+case ${1:-} in
+--table) ;;
+--kunit) measure && kunit_compare ;;
+--kunit-only) kunit_compare ;;
+*) measure ;;
+esac
 
 # fig ARCH FIGURE: a figure of this run
 fig() {
@@ -89,6 +133,13 @@ fig() {
 			"$(fig "$arch" full-boot-s) + $(fig "$arch" full-tests-s) | $(fig "$arch" loop-s) |" \
 			"$(fig "$arch" quick-boot-s) + $(fig "$arch" quick-tests-s) |"
 	done
+	if [ -n "$(fig kunit clean-s)" ]; then
+		echo
+		echo "kunit.py on the same patched tree (x86_64, Rust doctests): clean $(fig kunit clean-s) s" \
+			"($(fig kunit clean-result)); after a touch of rust/kernel/print.rs $(fig kunit touch-s) s" \
+			"($(fig kunit touch-result)). Ours after the same touch (make retest, quick boot):" \
+			"$(fig x86_64 touch-print-s) s."
+	fi
 } >"$out/bench.md"
 awk -F'\t' 'BEGIN { printf "[" } { gsub(/"/, "\\\"", $3); printf "%s\n  {\"arch\": \"%s\", \"figure\": \"%s\", \"value\": \"%s\"}", (NR > 1 ? "," : ""), $1, $2, $3 }
 	END { print "\n]" }' "$raw" >"$out/bench.json"
