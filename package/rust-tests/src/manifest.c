@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "manifest.h"
 #include "checks.h"
+#include "params.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -58,9 +59,13 @@ static int load_file(const char *path, struct manifest *m);
 
 const char *manifest_check_error(const struct check *c)
 {
-	char *end;
+	char params[4096], *end;
 
 	switch (c->action) {
+	case ACTION_LOAD:
+		if (params_decode(c->arg, params, sizeof(params)) < 0)
+			return "load arguments that do not decode (\\xNN, {c*N}) into 4096 bytes";
+		break;
 	case ACTION_CYCLE:
 		if (strtol(c->arg, &end, 10) <= 0 || *end)
 			return "cycle needs a positive number of times";

@@ -9,8 +9,8 @@
 enum action {
 	ACTION_KUNIT,	/* kunit SUITE: the suite's debugfs results (alone in its test) */
 	ACTION_CONFIG,	/* config CONFIG_X=v: a line of /proc/config.gz */
-	ACTION_LOAD,	/* load [PARAMS]: modprobe the test's module */
-	ACTION_UNLOAD,	/* unload: rmmod it */
+	ACTION_LOAD,	/* load [PARAMS]: load the test's module (finit_module; PARAMS as params_decode()) */
+	ACTION_UNLOAD,	/* unload: unload it (delete_module, as rmmod) */
 	ACTION_CYCLE,	/* cycle N: load and unload it N times */
 	ACTION_DMESG,	/* dmesg TEXT: a kernel log line since the test began contains TEXT */
 	ACTION_BOOTLOG,	/* bootlog TEXT: a kernel log line since boot contains TEXT */

@@ -14,6 +14,7 @@
 #include "ktap.h"
 #include "manifest.h"
 #include "module.h"
+#include "params.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,28 +189,35 @@ static void fail(struct outcome *o, const char *expected, const char *seen)
 	snprintf(o->seen, sizeof(o->seen), "%s", seen);
 }
 
+/*
+ * load [PARAMS]: the module (found in modules.dep) with PARAMS, decoded as
+ * the param checks' arguments (\xNN, {c*N}), by the system call: no
+ * process per load.
+ */
 static void act_load(struct group *g, const struct check *c, struct outcome *o)
 {
-	char cmd[700], out[512];
+	char params[4096], what[700];
+	int err = params_decode(c->arg, params, sizeof(params)) < 0 ? E2BIG : module_load(g->module, params);
 
-	snprintf(cmd, sizeof(cmd), "modprobe %s %s", g->module, c->arg);
-	o->ok = run_shell(cmd, out, sizeof(out)) == 0;
+	o->ok = err == 0;
 	g->loaded = o->ok;
 	g->load_failed = !o->ok;
-	if (!o->ok)
-		fail(o, cmd, *out ? out : "non-zero exit");
+	if (!o->ok) {
+		snprintf(what, sizeof(what), "load %s %s", g->module, c->arg);
+		fail(o, what, err == ENOENT ? "no such module in modules.dep" : strerror(err));
+	}
 }
 
+/* unload: as rmmod, by the system call */
 static void act_unload(struct group *g, const struct check *c, struct outcome *o)
 {
-	char *argv[] = { "rmmod", g->module, NULL };
-	char out[512];
+	int err = module_unload(g->module);
 
 	(void)c;
-	o->ok = run(argv, out, sizeof(out)) == 0;
+	o->ok = err == 0;
 	g->loaded = g->loaded && !o->ok;
 	if (!o->ok)
-		fail(o, "rmmod succeeds", *out ? out : "non-zero exit");
+		fail(o, "the module unloads", strerror(err));
 }
 
 static void act_cycle(struct group *g, const struct check *c, struct outcome *o)
@@ -386,12 +394,8 @@ static bool run_module_group(struct group *g, int number)
 		}
 		ok &= run_check(g, c, ++n);
 	}
-	if (g->loaded) {	/* leave nothing loaded behind */
-		char *argv[] = { "rmmod", g->module, NULL };
-		char out[256];
-
-		run(argv, out, sizeof(out));
-	}
+	if (g->loaded)	/* leave nothing loaded behind */
+		module_unload(g->module);
 	if (loads) {
 		unsigned long taint_after = taint();
 		char seen[700];
