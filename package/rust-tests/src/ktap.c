@@ -13,10 +13,14 @@ int ktap_use_kmsg(void)
 {
 	int fd;
 
-	/* Lift the /dev/kmsg rate limit (also printk.devkmsg=on). */
-	fd = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY);
+	/* Lift the /dev/kmsg rate limit, unless printk.devkmsg=on did (which
+	 * also locks the setting: writing it then fails with EINVAL). */
+	fd = open("/proc/sys/kernel/printk_devkmsg", O_RDWR);
 	if (fd >= 0) {
-		if (write(fd, "on\n", 3) < 0)
+		char now[8] = "";
+
+		if ((read(fd, now, sizeof(now) - 1) < 0 || strncmp(now, "on\n", 3) != 0) &&
+		    write(fd, "on\n", 3) < 0)
 			perror("rust-tests: printk_devkmsg");
 		close(fd);
 	}
