@@ -64,14 +64,17 @@ endef
 LINUX_POST_PATCH_HOOKS += LINUX_RUST_AVAILABLE
 
 ifeq ($(BR2_LINUX_KERNEL_RUST_BUILTIN_PARAM_SAMPLES),y)
-define LINUX_RUST_BUILTIN_PARAM_SAMPLES
-	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/linux-builtin-sample-copies.sh \
-		$(@D) rust_module_parameters builtin_default builtin_custom
-endef
-LINUX_POST_PATCH_HOOKS += LINUX_RUST_BUILTIN_PARAM_SAMPLES
+LINUX_POST_PATCH_HOOKS += RUST_QEMU_BUILTIN_PARAM_SAMPLES
 endif
 
 endif
+
+# Built-in copies of the module parameters sample, for the boot tests
+# (BR2_LINUX_KERNEL_RUST_BUILTIN_PARAM_SAMPLES; linux-um's own option).
+define RUST_QEMU_BUILTIN_PARAM_SAMPLES
+	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/linux-builtin-sample-copies.sh \
+		$(@D) rust_module_parameters builtin_default builtin_custom
+endef
 
 # The patch series the kernel (linux, or linux-um: package/linux-um) was
 # patched with: make retest (support/scripts/retest.sh) re-patches the

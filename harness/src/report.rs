@@ -394,15 +394,8 @@ pub fn final_line(counts: Counts) -> String {
 mod tests {
     use super::*;
     use crate::ktap::parse_str;
-    use crate::session::Session;
 
-    fn outcome(console: &str) -> SessionOutcome {
-        let mut session = Session::new(Vec::new());
-        for line in console.lines() {
-            session.push_raw(line.as_bytes());
-        }
-        session.finish()
-    }
+    use crate::session::outcome_of as outcome;
 
     #[test]
     fn final_line_format() {

@@ -382,6 +382,16 @@ pub fn last_line_note(last: Option<&str>) -> String {
     }
 }
 
+/// The outcome of a whole console text (for tests).
+#[cfg(test)]
+pub fn outcome_of(console: &str) -> SessionOutcome {
+    let mut session = Session::new(Vec::new());
+    for line in console.lines() {
+        session.push_raw(line.as_bytes());
+    }
+    session.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

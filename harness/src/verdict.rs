@@ -63,16 +63,9 @@ fn with_qemu_end(mut failure: InfraFailure, ending: Option<&RunEnding>) -> Infra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::Session;
     use std::path::Path;
 
-    fn outcome(console: &str) -> SessionOutcome {
-        let mut session = Session::new(Vec::new());
-        for line in console.lines() {
-            session.push_raw(line.as_bytes());
-        }
-        session.finish()
-    }
+    use crate::session::outcome_of as outcome;
 
     fn manifest() -> Manifest {
         Manifest::parse("a\tload\n", Path::new("m"))

@@ -90,12 +90,9 @@ LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_RUST_AVAILABLE
 # (linux/linux-ext-rust.mk)
 LINUX_UM_POST_PATCH_HOOKS += RUST_QEMU_PATCH_SERIES
 
+# Built-in copies of the module parameters sample (linux/linux-ext-rust.mk)
 ifeq ($(BR2_PACKAGE_LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES),y)
-define LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES
-	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/linux-builtin-sample-copies.sh \
-		$(@D) rust_module_parameters builtin_default builtin_custom
-endef
-LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES
+LINUX_UM_POST_PATCH_HOOKS += RUST_QEMU_BUILTIN_PARAM_SAMPLES
 endif
 
 # Every symbol the configuration fragments set must be in the final
@@ -148,24 +145,25 @@ $(eval $(kconfig-package))
 # (package/rust-module-example) builds for every defconfig unchanged.
 # Included before this tree's other packages (external.mk, name order).
 ifeq ($(BR2_PACKAGE_LINUX_UM),y)
+# LINUX_UM_MODULES_MAKE PKG,GOAL: make GOAL in each of PKG's module directories
+define LINUX_UM_MODULES_MAKE
+	$(foreach d,$($(1)_MODULE_SUBDIRS), \
+		$(LINUX_UM_MAKE_ENV) $(LINUX_UM_MAKE) -C $(LINUX_UM_DIR) \
+			$(LINUX_UM_MAKE_FLAGS) $($(1)_MODULE_MAKE_OPTS) \
+			PWD=$(@D)/$(d) M=$(@D)/$(d) $(2)$(sep))
+endef
 define inner-linux-um-kernel-module
 define $(2)_KERNEL_MODULES_BUILD
 	@$$(call MESSAGE,"Building kernel module(s) for User-Mode Linux")
-	$$(foreach d,$$($(2)_MODULE_SUBDIRS), \
-		$$(LINUX_UM_MAKE_ENV) $$(LINUX_UM_MAKE) -C $$(LINUX_UM_DIR) \
-			$$(LINUX_UM_MAKE_FLAGS) $$($(2)_MODULE_MAKE_OPTS) \
-			PWD=$$(@D)/$$(d) M=$$(@D)/$$(d) modules$$(sep))
+	$$(call LINUX_UM_MODULES_MAKE,$(2),modules)
+endef
+define $(2)_KERNEL_MODULES_INSTALL
+	@$$(call MESSAGE,"Installing kernel module(s) for User-Mode Linux")
+	$$(call LINUX_UM_MODULES_MAKE,$(2),modules_install)
 endef
 $(2)_DEPENDENCIES += linux-um
 $(2)_MODULE_SUBDIRS ?= .
 $(2)_POST_BUILD_HOOKS += $(2)_KERNEL_MODULES_BUILD
-define $(2)_KERNEL_MODULES_INSTALL
-	@$$(call MESSAGE,"Installing kernel module(s) for User-Mode Linux")
-	$$(foreach d,$$($(2)_MODULE_SUBDIRS), \
-		$$(LINUX_UM_MAKE_ENV) $$(LINUX_UM_MAKE) -C $$(LINUX_UM_DIR) \
-			$$(LINUX_UM_MAKE_FLAGS) $$($(2)_MODULE_MAKE_OPTS) \
-			PWD=$$(@D)/$$(d) M=$$(@D)/$$(d) modules_install$$(sep))
-endef
 $(2)_POST_INSTALL_TARGET_HOOKS += $(2)_KERNEL_MODULES_INSTALL
 endef
 kernel-module = $(call inner-linux-um-kernel-module,$(pkgname),$(call UPPERCASE,$(pkgname)))
