@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::arch_table::{ArchSpec, ArchTable};
+use crate::arch_table::{qemu_hint, qemu_packages, ArchSpec, ArchTable};
 use crate::board::{BootCommand, Launcher};
 use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
 use crate::error::HarnessError;
@@ -143,7 +143,7 @@ fn run(
     let mut failures = Vec::new();
     for (spec, boot) in arches.iter().zip(&boots) {
         let manifest = arch_manifest(chosen_manifest, spec, &layout, tree)?;
-        let result = run_arch(spec, boot, &manifest, &layout, args)?;
+        let result = run_arch(spec, boot, &manifest, &layout, args, tree)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
         failures.extend(result.failure_lines());
@@ -167,6 +167,7 @@ fn preflight(
     command: &BootCommand,
     images: &Path,
     qemu_dir: Option<&Path>,
+    tree: &Path,
 ) -> Result<PathBuf, InfraFailure> {
     // A UML kernel is one of the images, checked below.
     let found = match command.launcher {
@@ -183,7 +184,7 @@ fn preflight(
             format!(
                 "{} not found {place}: {}",
                 command.program,
-                spec.package_hint(&command.program)
+                qemu_hint(&command.program, &qemu_packages(tree))
             ),
         ));
     };
@@ -326,6 +327,7 @@ fn run_arch(
     manifest: &Manifest,
     layout: &Layout,
     args: &RunArgs,
+    tree: &Path,
 ) -> Result<ArchResult, HarnessError> {
     let arch = spec.name.as_str();
     let multiplier = args.timeout_multiplier;
@@ -334,7 +336,7 @@ fn run_arch(
     let mut result = new_result(spec, multiplier);
 
     let images = spec.images_dir(&layout.output);
-    let program = match preflight(spec, boot, &images, args.qemu_binary_dir.as_deref()) {
+    let program = match preflight(spec, boot, &images, args.qemu_binary_dir.as_deref(), tree) {
         Ok(program) => program,
         Err(failure) => {
             result.set_infra(failure);
@@ -605,8 +607,14 @@ mod tests {
         let empty = std::env::temp_dir();
         for spec in &table.arches {
             let boot = spec.boot_command(&tree).expect("readme command");
-            let err = preflight(spec, &boot, &empty, Some(Path::new("/nonexistent-dir")))
-                .expect_err("no qemu there");
+            let err = preflight(
+                spec,
+                &boot,
+                &empty,
+                Some(Path::new("/nonexistent-dir")),
+                &tree,
+            )
+            .expect_err("no qemu there");
             if boot.launcher == Launcher::Uml {
                 // the UML kernel is an image: missing, built by its defconfig
                 assert_eq!(err.kind, ExitReason::ImageMissing);
@@ -616,7 +624,7 @@ mod tests {
             assert_eq!(err.kind, ExitReason::QemuNotFound);
             let expected = format!("{} not found in /nonexistent-dir", boot.program);
             assert!(err.message.contains(&expected), "{}", err.message);
-            assert!(err.message.contains(&spec.qemu_packages[0]));
+            assert!(err.message.contains("make setup"), "{}", err.message);
         }
     }
 }

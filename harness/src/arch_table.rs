@@ -17,6 +17,32 @@ pub const BUILTIN_TABLE: &str = include_str!("../arches.toml");
 /// lockdep), which made the 100x load/unload loops ~6x slower.
 pub const CMDLINE_EXTRA: &str = "rusttest panic=-1 printk.devkmsg=on rcupdate.rcu_expedited=1";
 
+/// The tree's Debian package list; its `# qemu` line names QEMU's packages.
+pub const DEBIAN_PACKAGES: &str = "support/debian-packages.txt";
+
+/// The QEMU packages of the tree's Debian package list.
+pub fn qemu_packages(tree: &Path) -> Vec<String> {
+    std::fs::read_to_string(tree.join(DEBIAN_PACKAGES))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| line.strip_suffix("# qemu"))
+        .flat_map(str::split_whitespace)
+        .map(str::to_string)
+        .collect()
+}
+
+/// How to get the QEMU `program` that is missing.
+pub fn qemu_hint(program: &str, packages: &[String]) -> String {
+    if packages.is_empty() {
+        format!("install QEMU's {program}")
+    } else {
+        format!(
+            "install QEMU: make setup, or apt-get install {}",
+            packages.join(" ")
+        )
+    }
+}
+
 /// The defconfigs, relative to the tree.
 pub const CONFIGS_DIR: &str = "configs";
 
@@ -49,9 +75,6 @@ pub struct ArchSpec {
     #[serde(default)]
     pub matrix_name: Option<String>,
     pub defconfig: String,
-    /// Debian packages of its QEMU (none for UML, which runs no QEMU).
-    #[serde(default)]
-    pub qemu_packages: Vec<String>,
     pub boot_timeout_s: f64,
     pub test_timeout_s: f64,
     #[serde(default)]
@@ -113,18 +136,6 @@ impl ArchSpec {
             cmdline.push_str(arg);
         }
         cmdline
-    }
-
-    /// "install the Debian package X" (or "X (or Y)") for QEMU's `program`.
-    pub fn package_hint(&self, program: &str) -> String {
-        match self.qemu_packages.as_slice() {
-            [] => format!("install QEMU's {program}"),
-            [one] => format!("install the Debian package {one}"),
-            [first, rest @ ..] => format!(
-                "install the Debian package {first} (or {}, where QEMU is split per architecture)",
-                rest.join(", ")
-            ),
-        }
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -225,7 +236,6 @@ impl ArchTable {
                 name: arch.to_string(),
                 machine: None,
                 matrix_name: None,
-                qemu_packages: Vec::new(),
                 boot_timeout_s: DEFAULT_BOOT_TIMEOUT_S,
                 test_timeout_s: DEFAULT_TEST_TIMEOUT_S,
                 kernel_log_ignore: Vec::new(),
@@ -316,7 +326,6 @@ mod tests {
                     for fixed in crate::board::QEMU_FIXED_ARGS {
                         assert_eq!(args.iter().filter(|a| a == fixed).count(), 1, "{fixed}");
                     }
-                    assert!(!arch.package_hint(&cmd.program).is_empty());
                 }
                 Launcher::Uml => {
                     assert!(args.join(" ").ends_with(&extra), "{args:?}");
@@ -333,20 +342,15 @@ mod tests {
     }
 
     #[test]
-    fn package_hints() {
-        let table = builtin();
-        for arch in table.arches.iter().filter(|a| !a.qemu_packages.is_empty()) {
-            let hint = arch.package_hint("qemu-system-x");
-            assert!(hint.contains(&arch.qemu_packages[0]), "{hint}");
-        }
-        let mut spec = table.arches[0].clone();
-        spec.qemu_packages = vec!["a".into(), "b".into()];
-        assert_eq!(
-            spec.package_hint("q"),
-            "install the Debian package a (or b, where QEMU is split per architecture)"
+    fn qemu_packages_of_the_tree() {
+        let packages = qemu_packages(&tree());
+        assert!(
+            packages.iter().any(|p| p == "qemu-system-x86"),
+            "{packages:?}"
         );
-        spec.qemu_packages.clear();
-        assert_eq!(spec.package_hint("q"), "install QEMU's q");
+        let hint = qemu_hint("qemu-system-x", &packages);
+        assert!(hint.starts_with("install QEMU: make setup, or apt-get install qemu-system-"));
+        assert_eq!(qemu_hint("q", &[]), "install QEMU's q");
     }
 
     #[test]
@@ -366,7 +370,6 @@ mod tests {
 [[arch]]
 name = \"a\"
 defconfig = \"a_defconfig\"
-qemu_packages = [\"qemu-system-a\"]
 boot_timeout_s = 120
 test_timeout_s = 60
 
@@ -374,7 +377,6 @@ test_timeout_s = 60
 name = \"b\"
 matrix_name = \"b (bee)\"
 defconfig = \"b_defconfig\"
-qemu_packages = []
 boot_timeout_s = 1
 test_timeout_s = 1
 

@@ -317,8 +317,9 @@ fn missing_qemu_names_the_package() {
     );
     run.check(
         run.stdout
-            .contains("install the Debian package qemu-system-misc"),
-        "names the package",
+            .contains("install QEMU: make setup, or apt-get install ")
+            && run.stdout.contains("qemu-system-misc"),
+        "names the packages (support/debian-packages.txt)",
     );
     assert_eq!(fx.results_json("riscv64")["exit_reason"], "qemu-not-found");
 }
