@@ -13,12 +13,19 @@ RUST_TESTS_DEPENDENCIES = \
 	$(if $(BR2_LINUX_KERNEL),linux) \
 	$(if $(BR2_PACKAGE_LINUX_UM),linux-um)
 
+# aarch64: also compat32, a static 32-bit ARM program for the compat-ioctl
+# check (the kernel's AArch32 entry), built with Debian's armhf cross
+# compiler, the arm defconfig's toolchain (support/debian-packages.txt)
+ifeq ($(BR2_aarch64),y)
+RUST_TESTS_MAKE_OPTS = CC32=arm-linux-gnueabihf-gcc-12
+endif
+
 define RUST_TESTS_BUILD_CMDS
-	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) $(TARGET_CONFIGURE_OPTS)
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) $(TARGET_CONFIGURE_OPTS) $(RUST_TESTS_MAKE_OPTS)
 endef
 
 define RUST_TESTS_INSTALL_TARGET_CMDS
-	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) DESTDIR=$(TARGET_DIR) install
+	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) DESTDIR=$(TARGET_DIR) $(RUST_TESTS_MAKE_OPTS) install
 endef
 
 $(eval $(generic-package))
