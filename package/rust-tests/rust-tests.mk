@@ -18,6 +18,8 @@ RUST_TESTS_DEPENDENCIES = \
 # compiler, the arm defconfig's toolchain (support/debian-packages.txt)
 ifeq ($(BR2_aarch64),y)
 RUST_TESTS_MAKE_OPTS = CC32=arm-linux-gnueabihf-gcc-12
+# a 32-bit ARM program on purpose (check-bin-arch would refuse it)
+RUST_TESTS_BIN_ARCH_EXCLUDE = /usr/libexec/rust-tests/compat32
 endif
 
 define RUST_TESTS_BUILD_CMDS
