@@ -18,8 +18,9 @@ RUST_TESTS_DEPENDENCIES = \
 # compiler, the arm defconfig's toolchain (support/debian-packages.txt)
 ifeq ($(BR2_aarch64),y)
 RUST_TESTS_MAKE_OPTS = CC32=arm-linux-gnueabihf-gcc-12
-# a 32-bit ARM program on purpose (check-bin-arch would refuse it)
-RUST_TESTS_BIN_ARCH_EXCLUDE = /usr/libexec/rust-tests/compat32
+# a 32-bit ARM program on purpose, which check-bin-arch would refuse (it
+# excludes directories: this one holds compat32 only)
+RUST_TESTS_BIN_ARCH_EXCLUDE = /usr/libexec/rust-tests
 endif
 
 define RUST_TESTS_BUILD_CMDS
