@@ -101,34 +101,35 @@ impl Manifest {
             tests: Vec::new(),
             kernel_args: Vec::new(),
         };
-        manifest.add_lines(text);
+        for line in text.lines() {
+            manifest.add_line(line);
+        }
         manifest
     }
 
-    fn add_lines(&mut self, text: &str) {
-        for line in text.lines() {
-            let mut fields = line.split_whitespace();
-            let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
-                continue;
-            };
-            if name.starts_with('#') || name == INCLUDE {
-                continue;
-            }
-            if action == "cmdline" {
-                self.kernel_args.extend(fields.next().map(str::to_string));
-            }
-            let arches = (action == "arch").then(|| Arches::parse(fields.next().unwrap_or("")));
-            match self.tests.iter_mut().find(|t| t.name == name) {
-                Some(test) => {
-                    if let Some(arches) = arches {
-                        test.arches = arches;
-                    }
+    /// One line: a check of a test (its `arch` and `cmdline` noted).
+    fn add_line(&mut self, line: &str) {
+        let mut fields = line.split_whitespace();
+        let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
+            return;
+        };
+        if name.starts_with('#') || name == INCLUDE {
+            return;
+        }
+        if action == "cmdline" {
+            self.kernel_args.extend(fields.next().map(str::to_string));
+        }
+        let arches = (action == "arch").then(|| Arches::parse(fields.next().unwrap_or("")));
+        match self.tests.iter_mut().find(|t| t.name == name) {
+            Some(test) => {
+                if let Some(arches) = arches {
+                    test.arches = arches;
                 }
-                None => self.tests.push(ManifestTest {
-                    name: name.to_string(),
-                    arches: arches.unwrap_or(Arches::All),
-                }),
             }
+            None => self.tests.push(ManifestTest {
+                name: name.to_string(),
+                arches: arches.unwrap_or(Arches::All),
+            }),
         }
     }
 
@@ -163,7 +164,7 @@ impl Manifest {
                     self.load_file(&file)?;
                 }
             } else {
-                self.add_lines(line);
+                self.add_line(line);
             }
         }
         Ok(())

@@ -30,8 +30,6 @@ void checks_set_quick(void)
 	quick = true;
 }
 
-/* The semaphore samples' ioctls, in this architecture's encoding */
-
 static const struct { const char *name; int value; } errnos[] = {
 	{ "0", 0 }, { "ENXIO", ENXIO }, { "ENODEV", ENODEV }, { "ENOENT", ENOENT },
 	{ "EINVAL", EINVAL }, { "ENOTTY", ENOTTY }, { "EAGAIN", EAGAIN }, { "EBUSY", EBUSY },
@@ -137,11 +135,6 @@ static bool ioctl_u64(int fd, unsigned long cmd, uint64_t *value, int want_errno
 	return false;
 }
 
-static int native_ioctl(int fd, unsigned long cmd, uint64_t *value)
-{
-	return ioctl(fd, cmd, value);
-}
-
 /* semaphore PATH: rust_semaphore and its C twin */
 static bool check_semaphore(const char *path, char *expected, char *seen, size_t size)
 {
@@ -178,7 +171,7 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 		snprintf(seen, size, "GET_READ_COUNT = %llu after one read", (unsigned long long)value);
 		ok = false;
 	}
-	ok = ok && semaphore_ioctls(fd, native_ioctl, &value, seen, size) == 0;
+	ok = ok && semaphore_ioctls(fd, semaphore_native_ioctl, &value, seen, size) == 0;
 	close(fd);
 	return ok && transfer(path, false, true, &byte, seen, size);
 }

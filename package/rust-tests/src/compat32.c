@@ -13,11 +13,6 @@
 #include <string.h>
 #include <errno.h>
 
-static int native(int fd, unsigned long cmd, uint64_t *value)
-{
-	return ioctl(fd, cmd, value);
-}
-
 int main(int argc, char **argv)
 {
 	char seen[300];
@@ -33,7 +28,7 @@ int main(int argc, char **argv)
 		printf("open %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	if (semaphore_ioctls(fd, native, &value, seen, sizeof(seen)) < 0) {
+	if (semaphore_ioctls(fd, semaphore_native_ioctl, &value, seen, sizeof(seen)) < 0) {
 		printf("32-bit %s\n", seen);
 		return 1;
 	}

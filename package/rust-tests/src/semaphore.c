@@ -10,6 +10,11 @@ static const char *name(int e)
 	return e == ENOTTY ? "ENOTTY" : e == EINVAL ? "EINVAL" : e == EFAULT ? "EFAULT" : strerror(e);
 }
 
+int semaphore_native_ioctl(int fd, unsigned long cmd, uint64_t *value)
+{
+	return ioctl(fd, cmd, value);
+}
+
 int semaphore_ioctls(int fd, ioctl_u64_fn call, uint64_t *value, char *seen, size_t size)
 {
 	int rc;
