@@ -77,8 +77,10 @@ setup:
 	support/setup-host.sh
 	@mkdir -p $(dir $(SETUP_STAMP)) && touch $(SETUP_STAMP)
 
-# The README's test command: lint, harness unit tests, both images built
-# and booted with every test (support/scripts/check.sh).
+# The README's test command: lint, harness unit tests, each defconfig built,
+# its Buildroot goals, booted with every test (support/scripts/check.sh).
+# DEFCONFIGS="<defconfig> ...": only those; PRUNE=1: each build's trees
+# deleted once its checks are done (one on the disk at a time).
 check: $(SETUP_STAMP)
 	support/scripts/check.sh
 

@@ -546,20 +546,27 @@ fn list(table: &ArchTable) -> String {
         .collect()
 }
 
-/// The counts of the arches' results.json files; an arch without a
-/// readable one counts as one failure.
+/// The counts of the arches' results.json files, after their failures;
+/// an arch without a readable one counts as one failure.
 fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
     let layout = Layout::resolve(&args.dirs);
     let mut total = Counts::default();
+    let mut failures = Vec::new();
     for spec in table.select(&args.arch)? {
         let path = layout.results.join(&spec.name).join("results.json");
         match ArchResult::read_json(&path) {
-            Ok(result) => total += result.counts,
+            Ok(result) => {
+                total += result.counts;
+                failures.extend(result.failure_lines());
+            }
             Err(error) => {
                 eprintln!("rust-qemu-test: {}: no results: {error}", spec.name);
                 total.failed += 1;
             }
         }
+    }
+    if !failures.is_empty() {
+        println!("failures:\n{}", failures.join("\n"));
     }
     println!(
         "passed {} failed {} skipped {}",

@@ -40,9 +40,9 @@ pub enum Command {
     Parse(ParseArgs),
     /// Print the arch table: one `<arch> <defconfig>` line per arch.
     List,
-    /// Print the counts of the per-arch results.json files, as one line
-    /// `passed N failed N skipped N` (an arch without results counts as one
-    /// failure).
+    /// Print the failures of the per-arch results.json files again, then
+    /// their counts as one line `passed N failed N skipped N` (an arch
+    /// without results counts as one failure).
     Summary(SummaryArgs),
 }
 

@@ -1,8 +1,12 @@
 #!/bin/sh
 # The project's test command (make check): lint, the harness's unit tests,
-# every defconfig built and booted in QEMU with all boot tests. Each step
-# is a check; the last line counts them with the harness's own tests:
+# every defconfig built, its Buildroot goals run and its image booted in
+# QEMU with all boot tests, one defconfig after the other. Each step is a
+# check; the last line counts them with the harness's own tests:
 # "check: N passed, N failed". Exit 0 only if all passed.
+# PRUNE=1: once a defconfig's checks are done, its build trees go (all but
+# the kernel's .config, which the arch matrix reads), so that the disk
+# holds one build at a time (CI).
 set -eu
 
 cd "$(dirname "$0")/../.."
@@ -25,12 +29,15 @@ if ! arch_table=$(harness list); then
 fi
 defconfigs=${DEFCONFIGS:-$(printf '%s\n' "$arch_table" | cut -d' ' -f2)}
 
-# step NAME COMMAND...: run a check, its output to $logs/NAME.log
+# step NAME COMMAND...: run a check, its output to $logs/NAME.log;
+# step_ok=1 if it passed
 step() {
 	name=$1
 	shift
 	start=$(date +%s)
+	step_ok=0
 	if "$@" >"$logs/$name.log" 2>&1; then
+		step_ok=1
 		passed=$((passed + 1))
 		printf 'ok   %s (%ss)\n' "$name" "$(($(date +%s) - start))"
 	else
@@ -49,14 +56,6 @@ runner_unit_tests() {
 	return "$1"
 }
 step runner-unit-tests runner_unit_tests
-for d in $defconfigs; do
-	step "build-$d" sh -c "make $d && make"
-	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
-	# (the kernel's build directory: linux-custom, or linux-um-<version>)
-	step "hostprogs-$d" sh -c "output/$d/build/linux-*/samples/rust/hostprogs/single |
-		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
-done
-
 # The Buildroot goals the README names, on each output as its build left
 # it: O= given (output/.current is not used), nothing is rebuilt, configs/
 # is not written. legal-info, savedefconfig and source on every defconfig;
@@ -133,44 +132,109 @@ linux_menuconfig() {
 	rm -rf "$keep"
 	return "$rc"
 }
+
+# boot_tests ARCH: its image booted, the tests run (the harness prints one
+# line per test, counted at the end from its results.json); harness_rc is
+# the worst exit status so far
+boot_tests() {
+	{
+		rc=0
+		harness run --arch "$1" || rc=$?
+		echo "$rc" >"$logs/boot-tests-$1.rc"
+	} | tee -a "$logs/boot-tests.log"
+	rc=$(cat "$logs/boot-tests-$1.rc")
+	[ "$rc" -le "$harness_rc" ] || harness_rc=$rc
+}
+# prune OUT: the build trees go, but for the kernel's .config
+prune() {
+	keep=$(mktemp -d "$1/pruned.XXXXXX")
+	for k in "$1"/build/linux-*; do
+		[ -f "$k/.config" ] || continue
+		mkdir "$keep/${k##*/}" && cp -p "$k/.config" "$keep/${k##*/}/"
+	done
+	rm -rf "$1/build" "$1/host" "$1/legal-info"
+	mv "$keep" "$1/build"
+	echo "pruned $1: $(du -sh "$1" | cut -f1) left (PRUNE=1)"
+}
+# enough_disk: a defconfig's build takes about 2.5 GB (x86_64: 2.2 GB)
+enough_disk() {
+	free=$(df -Pk output | awk 'NR == 2 { print int($4 / 1024) }')
+	[ "$free" -ge 3000 ] && return
+	echo "FAIL only $free MB free under output/: a defconfig's build needs about 2500 MB;" \
+		"free some, or run 'make check PRUNE=1' (one build on disk at a time)"
+	failed=$((failed + 1))
+	return 1
+}
+
+# Each defconfig: built, its Buildroot goals, booted and tested (skipped,
+# with the reason, if it did not build). An arch without results counts
+# as a failure in the end.
+rm -f output/tests/*/results.json "$logs/boot-tests.log"
+harness_rc=0
 first=
+archs=
 for d in $defconfigs; do
 	out=$PWD/output/$d
+	arch=$(printf '%s\n' "$arch_table" | awk -v d="$d" '$2 == d { print $1 }')
+	if [ -z "$arch" ]; then
+		echo "FAIL $d names no arch (harness list)"
+		failed=$((failed + 1))
+		continue
+	fi
+	archs="$archs --arch $arch"
+	enough_disk || continue
+	step "build-$d" sh -c "make $d && make"
+	if [ "$step_ok" -eq 0 ]; then
+		echo "     $arch: not booted, its build failed"
+		continue
+	fi
+	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
+	# (the kernel's build directory: linux-custom, or linux-um-<version>)
+	step "hostprogs-$d" sh -c "output/$d/build/linux-*/samples/rust/hostprogs/single |
+		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
 	step "legal-info-$d" legal_info "$out"
 	step "savedefconfig-$d" savedefconfig_same "$out" "configs/$d"
 	step "source-$d" make O="$out" source
-	if [ -n "$first" ] || [ ! -d "$out/build/linux-custom" ]; then
-		continue
+	if [ -z "$first" ] && [ -d "$out/build/linux-custom" ]; then
+		first=$arch
+		step "linux-savedefconfig-$d" linux_savedefconfig "$out"
+		step "linux-menuconfig-$d" linux_menuconfig "$out"
 	fi
-	first=$d
-	step "linux-savedefconfig-$d" linux_savedefconfig "$out"
-	step "linux-menuconfig-$d" linux_menuconfig "$out"
+	boot_tests "$arch"
+	[ "${PRUNE:-0}" != 1 ] || prune "$out"
 done
 
-# Boot every image and run the tests (the harness prints one line per
-# test), then count them from the results.json files it wrote.
-set --
-for d in $defconfigs; do
-	arch=$(printf '%s\n' "$arch_table" | awk -v d="$d" '$2 == d { print $1 }')
-	if [ -z "$arch" ]; then
-		echo "FAIL boot-tests: $d names no arch (harness list)"
-		failed=$((failed + 1))
-	else
-		set -- "$@" --arch "$arch"
-	fi
-done
-first_arch=${2:-}
-if [ $# -gt 0 ]; then
-	rm -f output/tests/*/results.json
-	{
-		rc=0
-		harness run "$@" || rc=$?
-		echo "$rc" >"$logs/boot-tests.rc"
-	} | tee "$logs/boot-tests.log"
-	harness_rc=$(cat "$logs/boot-tests.rc")
+# The harness's failure paths on a real QEMU (its tests cover them on
+# recorded consoles): a kernel panic and a hung guest must give exit 2,
+# naming the reason.
+# expect_failure REASON ARGS...: the harness exits 2 and prints REASON
+expect_failure() {
+	reason=$1
+	shift
+	rc=0
+	out=$(harness run --arch "$first" "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out"
+	[ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; return 1; }
+	case $out in *"$reason"*) ;; *) echo "no '$reason' in the output"; return 1 ;; esac
+}
+if [ -n "$first" ]; then
+	step real-qemu-panic-detected expect_failure 'infrastructure failure (kernel-panic)' \
+		--results-dir output/tests-failure/panic --kernel-arg root=/dev/nosuchdisk --kernel-arg rootwait=0
+	step real-qemu-hang-detected expect_failure 'infrastructure failure (boot-timeout)' \
+		--results-dir output/tests-failure/hang --kernel-arg init=/bin/sh --timeout-multiplier 0.1
+fi
+
+# The boot tests' counts from the results.json files (the last line of
+# harness summary, after every arch's failures again: the end of a long
+# log), and the arch matrix.
+if [ -n "$archs" ]; then
+	# shellcheck disable=SC2086 # one word per argument
+	set -- $archs
+	harness matrix "$@" | tail -n 1
 	summary=$(harness summary "$@") || summary=
+	printf '%s\n' "$summary" | sed '$d'
 	read -r _ bt_passed _ bt_failed _ <<EOF
-$summary
+$(printf '%s\n' "$summary" | tail -n 1)
 EOF
 	case "${bt_passed:-x}${bt_failed:-x}" in
 	*[!0-9]*)
@@ -183,26 +247,6 @@ EOF
 		[ "$harness_rc" -eq 0 ] || [ "$bt_failed" -gt 0 ] || failed=$((failed + 1))
 		;;
 	esac
-fi
-
-# The harness's failure paths on a real QEMU (its tests cover them on
-# recorded consoles): a kernel panic and a hung guest must give exit 2,
-# naming the reason.
-# expect_failure REASON ARGS...: the harness exits 2 and prints REASON
-expect_failure() {
-	reason=$1
-	shift
-	rc=0
-	out=$(harness run --arch "$first_arch" "$@" 2>&1) || rc=$?
-	printf '%s\n' "$out"
-	[ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; return 1; }
-	case $out in *"$reason"*) ;; *) echo "no '$reason' in the output"; return 1 ;; esac
-}
-if [ -n "$first_arch" ]; then
-	step real-qemu-panic-detected expect_failure 'infrastructure failure (kernel-panic)' \
-		--results-dir output/tests-failure/panic --kernel-arg root=/dev/nosuchdisk --kernel-arg rootwait=0
-	step real-qemu-hang-detected expect_failure 'infrastructure failure (boot-timeout)' \
-		--results-dir output/tests-failure/hang --kernel-arg init=/bin/sh --timeout-multiplier 0.1
 fi
 
 echo "check: $passed passed, $failed failed"
