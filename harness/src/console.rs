@@ -2,6 +2,8 @@
 //! (docs/test-protocol.md, "Console stream"), picks out the runner's lines
 //! and recognises kernel problem reports.
 
+use std::sync::LazyLock;
+
 /// Prefix of every line that the on-target runner and the init script write
 /// to `/dev/kmsg`.
 pub const RESULT_PREFIX: &str = "rust-tests: ";
@@ -115,6 +117,20 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
+    /// The kind's name in `kernel-problems`.
+    fn from_name(name: &str) -> Option<ProblemKind> {
+        Some(match name {
+            "panic" => ProblemKind::Panic,
+            "oops" => ProblemKind::Oops,
+            "bug" => ProblemKind::Bug,
+            "lockdep" => ProblemKind::Lockdep,
+            "warning" => ProblemKind::Warning,
+            "stall" => ProblemKind::Stall,
+            "call-trace" => ProblemKind::CallTrace,
+            _ => return None,
+        })
+    }
+
     /// Heads of reports; `Call Trace:` and banners only accompany them.
     pub fn is_primary(self) -> bool {
         !matches!(self, ProblemKind::CallTrace | ProblemKind::Banner)
@@ -134,67 +150,64 @@ impl ProblemKind {
     }
 }
 
-const LOCKDEP: &[&str] = &[
-    "possible recursive locking",
-    "possible circular locking",
-    "inconsistent lock state",
-    "suspicious RCU usage",
-    "possible irq lock inversion",
-    "bad unlock balance",
-    "held lock freed",
-    "lock held when returning to user space",
-    "lock held at task exit time",
-    "Invalid wait context",
-];
+/// The kernel-problem patterns, the same data the on-target runner is
+/// built with (`<kind> <pattern>` lines, first match wins; `^` anchors a
+/// pattern at the start of the line).
+const PROBLEMS: &str = include_str!("../../package/rust-tests/src/kernel-problems");
 
-const OOPS: &[&str] = &[
-    "Oops:",
-    "Oops -",
-    "Unable to handle kernel",
-    "general protection fault",
-];
+#[derive(Debug)]
+struct Pattern {
+    kind: ProblemKind,
+    text: &'static str,
+    at_start: bool,
+}
 
-const BUG: &[&str] = &[
-    "BUG:",
-    "kernel BUG at",
-    "Kernel BUG",
-    "UBSAN:",
-    "rust_kernel: panicked",
-];
+impl Pattern {
+    fn matches(&self, text: &str) -> bool {
+        if self.at_start {
+            text.trim_start().starts_with(self.text)
+        } else {
+            text.contains(self.text)
+        }
+    }
+}
 
-const STALL: &[&str] = &[
-    "detected stalls on CPUs",
-    "self-detected stall",
-    "blocked for more than",
-    "soft lockup",
-    "hard LOCKUP",
-];
+/// `kernel-problems` read: the patterns in order, or the first bad line.
+fn parse_patterns(data: &'static str) -> Result<Vec<Pattern>, String> {
+    let lines = data.lines().enumerate();
+    let lines = lines.filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty());
+    lines
+        .map(|(n, line)| {
+            let bad = || format!("kernel-problems:{}: not '<kind> <pattern>': {line}", n + 1);
+            let (name, pattern) = line.split_once(char::is_whitespace).ok_or_else(bad)?;
+            let kind = ProblemKind::from_name(name).ok_or_else(bad)?;
+            let pattern = pattern.trim();
+            let (text, at_start) = match pattern.strip_prefix('^') {
+                Some(rest) => (rest, true),
+                None => (pattern, false),
+            };
+            Ok(Pattern {
+                kind,
+                text,
+                at_start,
+            })
+        })
+        .collect()
+}
+
+fn patterns() -> &'static [Pattern] {
+    static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+        parse_patterns(PROBLEMS).expect("kernel-problems is valid (its unit test)")
+    });
+    &PATTERNS
+}
 
 /// Recognises a kernel problem report line. `text` is the normalised line;
 /// `kernel_record` tells whether it had a printk timestamp (a lockdep
 /// banner only counts then, to leave userspace `=====` lines alone).
 pub fn classify(text: &str, kernel_record: bool) -> Option<ProblemKind> {
-    let has = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
-    if text.contains("Kernel panic") {
-        return Some(ProblemKind::Panic);
-    }
-    if has(LOCKDEP) {
-        return Some(ProblemKind::Lockdep);
-    }
-    if has(OOPS) || text.trim_start().starts_with("Oops") {
-        return Some(ProblemKind::Oops);
-    }
-    if has(BUG) {
-        return Some(ProblemKind::Bug);
-    }
-    if text.contains("WARNING:") {
-        return Some(ProblemKind::Warning);
-    }
-    if has(STALL) {
-        return Some(ProblemKind::Stall);
-    }
-    if text.contains("Call Trace:") {
-        return Some(ProblemKind::CallTrace);
+    if let Some(pattern) = patterns().iter().find(|p| p.matches(text)) {
+        return Some(pattern.kind);
     }
     let trimmed = text.trim();
     if kernel_record && trimmed.len() >= 8 && trimmed.bytes().all(|b| b == b'=') {
@@ -303,6 +316,10 @@ mod tests {
             ("INFO: task insmod:80 blocked for more than 120 seconds.", Some(Stall)),
             ("watchdog: BUG: soft lockup - CPU#0 stuck for 22s!", Some(Bug)),
             ("Call Trace:", Some(CallTrace)),
+            ("list_del corruption. next->prev should be ffff888003c1a0e8", Some(Bug)),
+            ("refcount_t: underflow; use-after-free.", Some(Warning)),
+            ("  Oops[#1] SMP", Some(Oops)),
+            ("rust_oops: Oops[#1] is a name here", None),
             (" <TASK>", None),
             ("rust_minimal: Rust minimal sample (init)", None),
             ("Run /sbin/init as init process", None),
@@ -312,6 +329,16 @@ mod tests {
         for (text, kind) in cases {
             assert_eq!(classify(text, true), *kind, "{text}");
         }
+    }
+
+    #[test]
+    fn the_shared_patterns_parse() {
+        let patterns = parse_patterns(PROBLEMS).expect("parses");
+        assert!(patterns.len() > 20);
+        assert!(patterns.iter().any(|p| p.at_start && p.text == "Oops"));
+        let bad = parse_patterns("nosuchkind some text").expect_err("refused");
+        assert!(bad.contains("kernel-problems:1:"), "{bad}");
+        assert!(parse_patterns("bug").is_err());
     }
 
     #[test]

@@ -7,13 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Kernel log lines that mean the kernel is no longer clean. */
-static const char *const problems[] = {
-	"WARNING:", "BUG:", "Oops", "Call Trace:", "Kernel panic",
-	"general protection fault", "possible recursive locking",
-	"possible circular locking", "inconsistent lock state",
-	"suspicious RCU usage", "UBSAN:", "KASAN:", "refcount_t:",
-	"list_add corruption", "list_del corruption",
+/* The kernel-problem patterns (kernel-problems, data shared with the
+ * harness), made into { kind, pattern } lines by the Makefile. */
+static const struct {
+	const char *kind, *pattern;
+} problems[] = {
+#include "kernel-problems.h"
 };
 
 int kmsg_open_at_end(void)
@@ -119,13 +118,25 @@ const char *kmsg_find(const struct kmsg_log *log, const char *text)
 	return NULL;
 }
 
+const char *kmsg_problem_kind(const char *message)
+{
+	const char *start = message + strspn(message, " \t");
+
+	for (size_t p = 0; p < sizeof(problems) / sizeof(problems[0]); p++) {
+		const char *pattern = problems[p].pattern;
+
+		if (pattern[0] == '^' ?
+		    strncmp(start, pattern + 1, strlen(pattern + 1)) == 0 :
+		    strstr(message, pattern) != NULL)
+			return problems[p].kind;
+	}
+	return NULL;
+}
+
 const char *kmsg_find_problem(const struct kmsg_log *log)
 {
-	for (size_t p = 0; p < sizeof(problems) / sizeof(problems[0]); p++) {
-		const char *line = kmsg_find(log, problems[p]);
-
-		if (line)
-			return line;
-	}
+	for (size_t i = 0; i < log->count; i++)
+		if (kmsg_problem_kind(log->lines[i]))
+			return log->lines[i];
 	return NULL;
 }

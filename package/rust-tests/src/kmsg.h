@@ -21,7 +21,9 @@ void kmsg_read_new(int fd, struct kmsg_log *log);
 void kmsg_free(struct kmsg_log *log);
 /* The first message containing text, or NULL. */
 const char *kmsg_find(const struct kmsg_log *log, const char *text);
-/* The first message that reports a kernel problem (WARN, BUG, Oops, lockdep...), or NULL. */
+/* The kind of kernel problem ("warning", "bug", ...: kernel-problems) a message reports, or NULL. */
+const char *kmsg_problem_kind(const char *message);
+/* The first message that reports a kernel problem, or NULL. */
 const char *kmsg_find_problem(const struct kmsg_log *log);
 /* Parse one /dev/kmsg record into its message (\\xNN escapes decoded); false if malformed. */
 bool kmsg_parse_record(const char *record, char *message, size_t size);

@@ -96,6 +96,13 @@ static void test_kmsg(void)
 	EXPECT(kmsg_find_problem(&log) == NULL);
 	log.count = 3;
 	EXPECT(kmsg_find_problem(&log) == lines[2]);
+	EXPECT(strcmp(kmsg_problem_kind(lines[2]), "warning") == 0);
+	EXPECT(strcmp(kmsg_problem_kind("WARNING: possible circular locking dependency detected"),
+		      "lockdep") == 0);
+	EXPECT(strcmp(kmsg_problem_kind("  Oops[#1] SMP"), "oops") == 0);
+	EXPECT(kmsg_problem_kind("rust_oops: Oops[#1] is only a name here") == NULL);
+	EXPECT(strcmp(kmsg_problem_kind("BUG: KASAN: slab-use-after-free in f+0x1/0x2"), "bug") == 0);
+	EXPECT(kmsg_problem_kind("Run /sbin/init as init process") == NULL);
 }
 
 static void test_params_decode(void)
