@@ -69,7 +69,7 @@ $(BR_GOALS): _buildroot
 	@:
 
 $(SETUP_STAMP): support/setup-host.sh support/debian-packages.txt support/apt.sources support/versions.env \
-		offline/provision.sh offline/sources.tsv
+		offline/provision.sh offline/sources.tsv toolchain/toolchain-external-debian-cross/debian-cross.debs
 	support/setup-host.sh
 	@mkdir -p $(@D) && touch $@
 

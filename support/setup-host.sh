@@ -3,7 +3,8 @@
 #  - apt: bookworm-backports, deb-src lines (offline sources), packages
 #  - bindgen-cli (crates.io) into the cache
 #  - Buildroot, pinned, cloned from upstream into the cache
-#  - the sysroot packages of toolchain/debian-cross.debs into the cache
+#  - the sysroot packages of the Debian cross toolchain package
+#    (toolchain/toolchain-external-debian-cross/debian-cross.debs) into the cache
 #  - with OFFLINE=1: package sources from Debian's archive (offline/)
 # Usage: support/setup-host.sh   (environment: RUST_QEMU_CACHE, OFFLINE)
 set -eu
@@ -93,10 +94,11 @@ fi
 [ "$(git -C "$br" describe --tags --exact-match 2>/dev/null)" = "$BUILDROOT_VERSION" ] ||
 	die "$br is not Buildroot $BUILDROOT_VERSION: remove it and run again"
 
-# --- target packages of the clang-built toolchains (toolchain/debian-cross.debs)
-say "sysroot packages of toolchain/debian-cross.debs in $cache/debian-cross"
-"$top/toolchain/fetch-debs.sh" "$cache" ||
-	die "could not download the packages of toolchain/debian-cross.debs from Debian's archive"
+# --- target packages of the clang-built toolchains (debian-cross.debs)
+tc=toolchain/toolchain-external-debian-cross
+say "sysroot packages of $tc/debian-cross.debs in $cache/debian-cross"
+"$top/$tc/fetch-debs.sh" "$cache" ||
+	die "could not download the packages of $tc/debian-cross.debs from Debian's archive"
 
 # --- offline package sources
 if [ "$OFFLINE" = 1 ]; then

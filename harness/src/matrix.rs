@@ -94,7 +94,9 @@ pub fn toolchain_of_config(config: &str) -> Option<String> {
 
 /// The kernel's toolchain from a defconfig of Buildroot's linux package
 /// (before a build, or without one): `LLVM (clang-22)` for
-/// `BR2_LINUX_KERNEL_RUST_LLVM="-22"`, else the external toolchain's gcc.
+/// `BR2_LINUX_KERNEL_RUST_LLVM="-22"`, else the external toolchain's gcc
+/// (with its version where the defconfig states it: Buildroot's custom
+/// toolchain; the tree's own toolchain package states it in its Config.in).
 pub fn kernel_toolchain(defconfig: &str) -> String {
     let value = |key: &str| {
         defconfig.lines().find_map(|l| {

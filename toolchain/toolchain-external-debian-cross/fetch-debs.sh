@@ -1,9 +1,9 @@
 #!/bin/sh
-# Download the packages of toolchain/debian-cross.debs into CACHE/debian-cross
+# Download the packages of debian-cross.debs into CACHE/debian-cross
 # (idempotent, checked against the pinned sha256). apt works on a private
 # list directory with a 'deb' line of the package's suite: the host's apt
 # sources never see that suite, and nothing is installed.
-# Usage: toolchain/fetch-debs.sh CACHE
+# Usage: fetch-debs.sh CACHE
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +38,7 @@ sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/debian-cross.debs" |
 		f=${pkg}_${ver}_all.deb
 		[ -f "$apt/$f" ] || continue
 		if ! echo "$sum  $apt/$f" | sha256sum -c --status; then
-			echo "fetch-debs.sh: $f does not have the sha256 pinned in toolchain/debian-cross.debs" >&2
+			echo "fetch-debs.sh: $f does not have the sha256 pinned in debian-cross.debs" >&2
 			exit 1
 		fi
 		mv "$apt/$f" "$dest/$f"

@@ -6,7 +6,7 @@
 #   OUTDIR/sysroot/               lib/ (runtime), usr/lib/ (link time), usr/include/
 # Debian keeps the target libc in /usr/TRIPLET/{include,lib}, a layout
 # Buildroot cannot import; this script copies it into the classic layout.
-# A triplet listed in toolchain/debian-cross.debs has no cross gcc in
+# A triplet listed in debian-cross.debs has no cross gcc in
 # Debian 12: its libc comes from those packages (Architecture: all, from a
 # later suite, unpacked from the cache, not installed), and TRIPLET-gcc is
 # clang-22 presented as gcc, with LLVM's binutils and lld.
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${RUST_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}
 
 # The Debian packages of this toolchain: support/debian-packages.txt.
-pkgs=$(sed -n "s/ *# toolchain $triplet\$//p" "$here/../support/debian-packages.txt")
+pkgs=$(sed -n "s/ *# toolchain $triplet\$//p" "$here/../../support/debian-packages.txt")
 if [ -z "$pkgs" ]; then
 	echo "debian-cross.sh: no Debian cross toolchain known for '$triplet'" \
 		"(support/debian-packages.txt has no '# toolchain $triplet' line)" >&2
@@ -49,7 +49,7 @@ else
 	echo "$debs" | while read -r deb sum; do
 		if ! echo "$sum  $cache/debian-cross/$deb" | sha256sum -c --status 2>/dev/null; then
 			echo "debian-cross.sh: $cache/debian-cross/$deb is missing or not the pinned one" \
-				"(toolchain/debian-cross.debs): run support/setup-host.sh" >&2
+				"(debian-cross.debs): run support/setup-host.sh" >&2
 			exit 1
 		fi
 		dpkg-deb -x "$cache/debian-cross/$deb" "$out/debs"
