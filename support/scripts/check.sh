@@ -1,7 +1,8 @@
 #!/bin/sh
 # The project's test command (make check): lint, the harness's unit tests,
-# every defconfig built, its Buildroot goals run and its image booted in
-# QEMU with all boot tests, one defconfig after the other. Each step is a
+# every defconfig built, its Buildroot goals run, its image booted in QEMU
+# with all boot tests and by start-qemu.sh to a shell and poweroff, one
+# defconfig after the other. Each step is a
 # check; the last line counts them with the harness's own tests:
 # "check: N passed, N failed". Exit 0 only if all passed.
 # PRUNE=1: once a defconfig's checks are done, its build trees go (all but
@@ -133,6 +134,45 @@ linux_menuconfig() {
 	return "$rc"
 }
 
+# shell_poweroff OUT: the README's promise: images/start-qemu.sh boots to a
+# root shell that answers, and "poweroff" typed there ends QEMU with exit 0
+shell_poweroff() {
+	t=$(mktemp -d)
+	mkfifo "$t/in"
+	"$1/images/start-qemu.sh" <"$t/in" >"$t/log" 2>&1 &
+	pid=$!
+	exec 3>"$t/in"
+	# typed once the shell's prompt ("# ") ends the console (input before
+	# it can stall an ARM PL011 for good), again every second until the shell
+	# answers (its output, not the echo of the line typed)
+	i=0
+	until grep -q '^42answer' "$t/log" || [ "$i" -ge 300 ] || ! kill -0 "$pid" 2>/dev/null; do
+		if [ "$(tail -c 2 "$t/log")" = "# " ] || [ -n "${typed:-}" ]; then
+			# shellcheck disable=SC2016 # for the guest's shell
+			echo 'echo $((6 * 7))answer' >&3
+			typed=1
+		fi
+		sleep 1
+		i=$((i + 1))
+	done
+	typed=
+	echo poweroff >&3
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 120 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	kill "$pid" 2>/dev/null || :
+	rc=0
+	wait "$pid" || rc=$?
+	exec 3>&-
+	cat "$t/log"
+	ok=1
+	grep -q '^42answer' "$t/log" || { echo "no answer from a shell"; ok=0; }
+	[ "$rc" -eq 0 ] || { echo "start-qemu.sh exited $rc after poweroff (or was killed 120 s after it)"; ok=0; }
+	rm -rf "$t"
+	[ "$ok" -eq 1 ]
+}
 # boot_tests ARCH: its image booted, the tests run (the harness prints one
 # line per test, counted at the end from its results.json); harness_rc is
 # the worst exit status so far
@@ -201,6 +241,7 @@ for d in $defconfigs; do
 		step "linux-menuconfig-$d" linux_menuconfig "$out"
 	fi
 	boot_tests "$arch"
+	step "start-qemu-poweroff-$d" shell_poweroff "$out"
 	[ "${PRUNE:-0}" != 1 ] || prune "$out"
 done
 
