@@ -152,13 +152,17 @@ fn run(
         let all: Vec<&ArchSpec> = table.arches.iter().collect();
         let (_, path) = write_matrix(table, &all, tree, &layout)?;
         println!("arch matrix: {}", path.display());
-        // Each arch's failures again, together: the end of a long log.
-        if !failures.is_empty() {
-            println!("failures:\n{}", failures.join("\n"));
-        }
+        print_failures(&failures);
     }
     println!("{}", report::final_line(total));
     Ok(worst)
+}
+
+/// Each arch's failures again, together: the end of a long log.
+fn print_failures(failures: &[String]) {
+    if !failures.is_empty() {
+        println!("failures:\n{}", failures.join("\n"));
+    }
 }
 
 /// Checks what a boot needs: the QEMU binary and the images.
@@ -565,9 +569,7 @@ fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
             }
         }
     }
-    if !failures.is_empty() {
-        println!("failures:\n{}", failures.join("\n"));
-    }
+    print_failures(&failures);
     println!(
         "passed {} failed {} skipped {}",
         total.passed, total.failed, total.skipped

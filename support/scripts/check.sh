@@ -212,6 +212,7 @@ enough_disk() {
 rm -f output/tests/*/results.json "$logs/boot-tests.log"
 harness_rc=0
 first=
+first_arch=
 archs=
 for d in $defconfigs; do
 	out=$PWD/output/$d
@@ -236,11 +237,12 @@ for d in $defconfigs; do
 	step "savedefconfig-$d" savedefconfig_same "$out" "configs/$d"
 	step "source-$d" make O="$out" source
 	if [ -z "$first" ] && [ -d "$out/build/linux-custom" ]; then
-		first=$arch
+		first=$d
 		step "linux-savedefconfig-$d" linux_savedefconfig "$out"
 		step "linux-menuconfig-$d" linux_menuconfig "$out"
 	fi
 	boot_tests "$arch"
+	first_arch=${first_arch:-$arch}
 	step "start-qemu-poweroff-$d" shell_poweroff "$out"
 	[ "${PRUNE:-0}" != 1 ] || prune "$out"
 done
@@ -253,12 +255,12 @@ expect_failure() {
 	reason=$1
 	shift
 	rc=0
-	out=$(harness run --arch "$first" "$@" 2>&1) || rc=$?
+	out=$(harness run --arch "$first_arch" "$@" 2>&1) || rc=$?
 	printf '%s\n' "$out"
 	[ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; return 1; }
 	case $out in *"$reason"*) ;; *) echo "no '$reason' in the output"; return 1 ;; esac
 }
-if [ -n "$first" ]; then
+if [ -n "$first_arch" ]; then
 	step real-qemu-panic-detected expect_failure 'infrastructure failure (kernel-panic)' \
 		--results-dir output/tests-failure/panic --kernel-arg root=/dev/nosuchdisk --kernel-arg rootwait=0
 	step real-qemu-hang-detected expect_failure 'infrastructure failure (boot-timeout)' \
