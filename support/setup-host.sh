@@ -106,7 +106,7 @@ if [ "$OFFLINE" = 1 ]; then
 fi
 
 # --- the toolchain, checked as the build will
-RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc BINDGEN=$bindgen LLVM=-22 \
+RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc BINDGEN=$bindgen LLVM=-$LLVM_VERSION \
 	KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz \
-	"$top/support/scripts/check-rust-toolchain.sh"
+	"$top/linux/check-rust-toolchain.sh"
 say "host ready (cache: $cache)"

@@ -93,8 +93,9 @@ pub fn toolchain_of_config(config: &str) -> Option<String> {
 }
 
 /// The kernel's toolchain from a defconfig of Buildroot's linux package
-/// (before a build, or without one): `LLVM (clang-22)` for
-/// `BR2_LINUX_KERNEL_RUST_LLVM="-22"`, else the external toolchain's gcc
+/// (before a build, or without one): `LLVM (clang)` for
+/// `BR2_LINUX_KERNEL_RUST_LLVM=y` (`LLVM (clang-22)` for the string
+/// `"-22"` of older trees), else the external toolchain's gcc
 /// (with its version where the defconfig states it: Buildroot's custom
 /// toolchain; the tree's own toolchain package states it in its Config.in).
 pub fn kernel_toolchain(defconfig: &str) -> String {
@@ -406,6 +407,7 @@ ok 7 rust_platform@of # SKIP only on riscv64
                 "LLVM (clang-22)",
             ),
             ("BR2_LINUX_KERNEL_RUST_LLVM=\"1\"\n", "LLVM (clang)"),
+            ("BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=y\n", "LLVM (clang)"),
             (
                 "BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=\"\"\n",
                 "gcc 12",

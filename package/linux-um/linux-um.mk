@@ -23,17 +23,19 @@ LINUX_UM_KCONFIG_DEPENDENCIES = \
 	$(BR2_FLEX_HOST_DEPENDENCY) \
 	$(BR2_MAKE_HOST_DEPENDENCY)
 
-# The host's Rust toolchain, as the defaults of BR2_LINUX_KERNEL_RUST_*
-# (linux/Config.ext.in); override on the make command line.
-LINUX_UM_RUSTC = /usr/bin/rustc
-LINUX_UM_RUSTDOC = /usr/bin/rustdoc
-LINUX_UM_BINDGEN = bindgen
-# clang-22 builds the kernel C: with gcc, 6.12 gives bindgen no target
-# for ARCH=um (rust/Makefile has no BINDGEN_TARGET_um: upstream's
-# 6b2dab17d6fa, v6.15). With LLVM, bindgen takes clang's own flags
-# (CLANG_TARGET_FLAGS_um), so the source stays exactly the linux
-# package's: no UML-only patch.
-LINUX_UM_LLVM = -22
+# clang builds the kernel C (LLVM=, linux/rust-kernel.mk): with gcc, 6.12
+# gives bindgen no target for ARCH=um (rust/Makefile has no
+# BINDGEN_TARGET_um: upstream's 6b2dab17d6fa, v6.15). With LLVM, bindgen
+# takes clang's own flags (CLANG_TARGET_FLAGS_um), so the source stays
+# exactly the linux package's: no UML-only patch.
+LINUX_UM_RUST_LLVM = y
+LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES = $(BR2_PACKAGE_LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES)
+LINUX_UM_RUST_KERNEL_TARBALL = $(patsubst file://%,%,$(LINUX_UM_SITE))/$(LINUX_UM_SOURCE)
+# The symbols of the common fragments that ARCH=um does not have in 6.12:
+# SMP (UML is uniprocessor before 6.17) and the 8250 UART (needs I/O
+# memory, which UML has not: board/qemu/um/linux.fragment; its console is
+# con0).
+LINUX_UM_RUST_NOT_ON_ARCH = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE
 
 # KCFLAGS: 6.12's asm-generic/io.h defines port I/O on a NULL PCI_IOBASE
 # for UML; clang (-Wextra, default in 6.12) warns in every file that
@@ -44,23 +46,16 @@ LINUX_UM_LLVM = -22
 # relocation: 9", modprobe: invalid module format).
 # A program of the build host (SUBARCH=x86: what the kernel derives
 # from an x86_64 host): no CROSS_COMPILE; HOST_MAKE_ENV's PATH
-# (host-kmod's depmod). HOSTCC last, as in external.mk: the kernel passes
-# it to rustc as -Clinker.
+# (host-kmod's depmod). The Rust toolchain, LLVM= and HOSTCC: the glue.
 LINUX_UM_MAKE = $(BR2_MAKE)
 LINUX_UM_MAKE_ENV = $(HOST_MAKE_ENV)
 LINUX_UM_MAKE_FLAGS = \
 	ARCH=um \
 	SUBARCH=x86 \
-	LLVM=$(LINUX_UM_LLVM) \
-	RUSTC=$(LINUX_UM_RUSTC) \
-	HOSTRUSTC=$(LINUX_UM_RUSTC) \
-	RUSTDOC=$(LINUX_UM_RUSTDOC) \
-	BINDGEN=$(LINUX_UM_BINDGEN) \
 	INSTALL_MOD_PATH=$(TARGET_DIR) \
 	DEPMOD=$(HOST_DIR)/sbin/depmod \
 	KCFLAGS=-Wno-null-pointer-arithmetic \
-	KRUSTFLAGS="-Crelocation-model=static -Ccode-model=large" \
-	HOSTCC="$(HOSTCC_NOCCACHE)"
+	KRUSTFLAGS="-Crelocation-model=static -Ccode-model=large"
 
 ifeq ($(BR2_STRIP_strip),y)
 LINUX_UM_MAKE_FLAGS += INSTALL_MOD_STRIP=1
@@ -78,39 +73,6 @@ define LINUX_UM_APPLY_LINUX_PATCHES
 		$(APPLY_PATCHES) $(@D) $(dir) \*.patch$(sep))
 endef
 LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_APPLY_LINUX_PATCHES
-
-# The kernel's own toolchain check, before its configuration: Kconfig
-# would otherwise drop CONFIG_RUST without a word.
-define LINUX_UM_RUST_AVAILABLE
-	$(LINUX_UM_MAKE_ENV) $(LINUX_UM_MAKE) $(LINUX_UM_MAKE_FLAGS) -C $(@D) rustavailable
-endef
-LINUX_UM_POST_PATCH_HOOKS += LINUX_UM_RUST_AVAILABLE
-
-# The patch series it was patched with, for make retest
-# (linux/linux-ext-rust.mk)
-LINUX_UM_POST_PATCH_HOOKS += RUST_QEMU_PATCH_SERIES
-
-# Built-in copies of the module parameters sample (linux/linux-ext-rust.mk)
-ifeq ($(BR2_PACKAGE_LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES),y)
-LINUX_UM_POST_PATCH_HOOKS += RUST_QEMU_BUILTIN_PARAM_SAMPLES
-endif
-
-# Every symbol the configuration fragments set must be in the final
-# .config, but for those of the common fragments that ARCH=um does not
-# have in 6.12: SMP (UML is uniprocessor before 6.17) and the 8250 UART
-# (needs I/O memory, which UML has not: board/qemu/um/linux.fragment;
-# its console is con0).
-LINUX_UM_NOT_ON_UM = CONFIG_SMP CONFIG_SERIAL_8250 CONFIG_SERIAL_8250_CONSOLE
-define LINUX_UM_CHECK_FRAGMENTS_APPLIED
-	mkdir -p $(@D)/.br-fragments
-	$(foreach f,$(LINUX_UM_KCONFIG_FRAGMENT_FILES),\
-		sed $(foreach s,$(LINUX_UM_NOT_ON_UM),-e '/^$(s)=/d') $(f) \
-			>$(@D)/.br-fragments/$(notdir $(f))$(sep))
-	@echo ">>> Not on ARCH=um, not checked: $(LINUX_UM_NOT_ON_UM)"
-	$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/check-kconfig-fragments.sh \
-		$(@D)/.config $(addprefix $(@D)/.br-fragments/,$(notdir $(LINUX_UM_KCONFIG_FRAGMENT_FILES)))
-endef
-LINUX_UM_PRE_CONFIGURE_HOOKS += LINUX_UM_CHECK_FRAGMENTS_APPLIED
 
 # Builds vmlinux, the 'linux' program and the modules.
 define LINUX_UM_BUILD_CMDS
@@ -137,47 +99,10 @@ define LINUX_UM_RUN_DEPMOD
 endef
 LINUX_UM_TARGET_FINALIZE_HOOKS += LINUX_UM_RUN_DEPMOD
 
+# The kernel's Rust glue, as for the linux package (linux/rust-kernel.mk,
+# included by external.mk before the packages)
+ifeq ($(BR2_PACKAGE_LINUX_UM),y)
+$(eval $(call rust-kernel,LINUX_UM,linux-um))
+endif
+
 $(eval $(kconfig-package))
-
-# Buildroot's kernel-module infrastructure (package/pkg-kernel-module.mk)
-# builds against the linux package; with User-Mode Linux, the kernel is
-# this package: the same steps against it, so that a kernel-module package
-# (package/rust-module-example) builds for every defconfig unchanged.
-# Included before this tree's other packages (external.mk, name order).
-ifeq ($(BR2_PACKAGE_LINUX_UM),y)
-# LINUX_UM_MODULES_MAKE PKG,GOAL: make GOAL in each of PKG's module directories
-define LINUX_UM_MODULES_MAKE
-	$(foreach d,$($(1)_MODULE_SUBDIRS), \
-		$(LINUX_UM_MAKE_ENV) $(LINUX_UM_MAKE) -C $(LINUX_UM_DIR) \
-			$(LINUX_UM_MAKE_FLAGS) $($(1)_MODULE_MAKE_OPTS) \
-			PWD=$(@D)/$(d) M=$(@D)/$(d) $(2)$(sep))
-endef
-define inner-linux-um-kernel-module
-define $(2)_KERNEL_MODULES_BUILD
-	@$$(call MESSAGE,"Building kernel module(s) for User-Mode Linux")
-	$$(call LINUX_UM_MODULES_MAKE,$(2),modules)
-endef
-define $(2)_KERNEL_MODULES_INSTALL
-	@$$(call MESSAGE,"Installing kernel module(s) for User-Mode Linux")
-	$$(call LINUX_UM_MODULES_MAKE,$(2),modules_install)
-endef
-$(2)_DEPENDENCIES += linux-um
-$(2)_MODULE_SUBDIRS ?= .
-$(2)_POST_BUILD_HOOKS += $(2)_KERNEL_MODULES_BUILD
-$(2)_POST_INSTALL_TARGET_HOOKS += $(2)_KERNEL_MODULES_INSTALL
-endef
-kernel-module = $(call inner-linux-um-kernel-module,$(pkgname),$(call UPPERCASE,$(pkgname)))
-endif
-
-# Before anything is downloaded or built, as for the linux package
-# (external.mk): a wrong host toolchain fails in seconds.
-ifeq ($(BR2_PACKAGE_LINUX_UM),y)
-.PHONY: linux-um-check-toolchain
-linux-um-check-toolchain:
-	@RUSTC="$(LINUX_UM_RUSTC)" RUSTDOC="$(LINUX_UM_RUSTDOC)" \
-		BINDGEN="$(LINUX_UM_BINDGEN)" LLVM="$(LINUX_UM_LLVM)" \
-		KERNEL_TARBALL="$(patsubst file://%,%,$(LINUX_UM_SITE))/$(LINUX_UM_SOURCE)" \
-		$(BR2_EXTERNAL_RUST_QEMU_PATH)/support/scripts/check-rust-toolchain.sh
-
-dependencies: linux-um-check-toolchain
-endif

@@ -11,7 +11,7 @@ min_rustc=1.78.0
 min_bindgen=0.65.1
 # The bindgen-cli the project pins (BINDGEN_VERSION)
 # shellcheck source=support/versions.env
-. "$(dirname "$0")/../versions.env"
+. "$(dirname "$0")/../support/versions.env"
 install_bindgen="cargo install --locked bindgen-cli --version $BINDGEN_VERSION"
 
 errors=0
@@ -62,7 +62,7 @@ else
 	if ! out=$(printf 'struct s { int a; };\n' | "$BINDGEN" /dev/stdin -o "$probe" 2>&1) &&
 		! out=$(printf 'struct s { int a; };\n' >"$probe.h" && "$BINDGEN" "$probe.h" 2>&1); then
 		fail "bindgen $bindgen_v cannot parse C: $(printf '%s' "$out" | head -n1)" \
-			"bindgen needs libclang: apt-get install libclang-22-dev (or set LIBCLANG_PATH)"
+			"bindgen needs libclang: apt-get install libclang-$LLVM_VERSION-dev (or set LIBCLANG_PATH)"
 	fi
 	rm -f "$probe" "$probe.h"
 fi
