@@ -1,4 +1,4 @@
-//! The three commands: `run`, `parse` and `matrix`.
+//! The five commands: `run`, `parse`, `matrix`, `list` and `summary`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -60,9 +60,10 @@ static void alarm_ms(long ms)
 }
 
 /*
- * One read or write of one byte on a fresh open of path. If blocks, the call
- * must still be waiting after BLOCK_MS, when a signal must make it fail
- * with EINTR; otherwise it must transfer the byte. Returns the byte read.
+ * One read or write of one byte (*byte) on a fresh open of path. If blocks,
+ * the call must still be waiting after BLOCK_MS, when a signal must make it
+ * fail with EINTR; otherwise it must transfer the byte (a read stores it in
+ * *byte). Returns whether it did so; if not, seen says what happened.
  */
 static bool transfer(const char *path, bool write_it, bool blocks, unsigned char *byte,
 		     char *seen, size_t size)
