@@ -1,11 +1,13 @@
 # Top-level wrapper around the pinned Buildroot, with this tree as
 # BR2_EXTERNAL, one output directory per defconfig:
 #   make qemu_x86_64_rust_defconfig && make     -> output/qemu_x86_64_rust_defconfig/
-#   (qemu_riscv64_, qemu_aarch64_, qemu_loongarch64_, um_x86_64_rust_defconfig alike)
+#   (every defconfig of configs/ alike)
 # Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
 # the last configured defconfig, or for O=<dir>. Own goals: setup, check,
-# retest [ARCH=x86_64], bench, arch-matrix, help-rust-qemu. Host set-up runs first
-# when needed.
+# retest [ARCH=x86_64|all|<arch>,<arch>], linux-tree, linux-patches, bench,
+# arch-matrix, help-rust-qemu. LINUX_TREE=<dir>: every kernel from your
+# kernel tree (remembered; LINUX_TREE= goes back to patches/linux/).
+# Host set-up runs first when needed.
 
 include support/versions.env
 
@@ -35,7 +37,6 @@ ifeq ($(OFFLINE),1)
 BR_OFFLINE_ARGS = \
 	BR2_PRIMARY_SITE=file://$(RUST_QEMU_CACHE)/no-mirror \
 	BR2_PRIMARY_SITE_ONLY=y \
-	BR2_PACKAGE_OVERRIDE_FILE=$(CURDIR)/offline/local.mk \
 	RUST_QEMU_OFFLINE_SRC=$(RUST_QEMU_CACHE)/src
 endif
 
@@ -49,10 +50,26 @@ endif
 
 export CCACHE_BASEDIR = $(O)
 
-BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE_ARGS)
+# Your kernel tree (make linux-tree, README "Test your kernel tree"):
+# LINUX_TREE=<dir> on the command line builds the kernel of every output
+# from it and is remembered in output/.linux-tree, until LINUX_TREE= (empty)
+# goes back to Debian's tarball and patches/linux/. From the environment it
+# is used, not remembered. support/override.mk hands it to Buildroot.
+LINUX_TREE_FILE = $(CURDIR)/output/.linux-tree
+LINUX_TREE_ORIGIN := $(origin LINUX_TREE)
+ifeq ($(LINUX_TREE_ORIGIN),undefined)
+LINUX_TREE := $(shell cat $(LINUX_TREE_FILE) 2>/dev/null)
+endif
+ifneq ($(LINUX_TREE),)
+override LINUX_TREE := $(abspath $(LINUX_TREE))
+endif
+export LINUX_TREE
+
+BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE_ARGS) \
+	BR2_PACKAGE_OVERRIDE_FILE=$(CURDIR)/support/override.mk
 SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 
-WRAPPER_GOALS = setup check retest bench arch-matrix help-rust-qemu
+WRAPPER_GOALS = setup check retest linux-tree linux-patches bench arch-matrix help-rust-qemu
 BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
 
 .PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
@@ -63,7 +80,19 @@ else ifeq ($(wildcard $(O)/.config),)
 	@echo "No configuration in $(O): run 'make <defconfig>' first (ls configs/)." >&2
 	@exit 1
 endif
+	@linux/kernel-source.sh check
+	@$(LINUX_TREE_REMEMBER)
+	$(if $(LINUX_TREE),@echo ">>> kernel: your tree $(LINUX_TREE) (LINUX_TREE; LINUX_TREE= for patches/linux/)")
+	@pkg=$$(linux/kernel-source.sh stale $(O)); [ -z "$$pkg" ] || { \
+		echo ">>> the kernel source changed, now $$(linux/kernel-source.sh id): $$pkg-dirclean"; \
+		umask 0022 && $(BR_MAKE) $$pkg-dirclean && \
+		rm -rf $(O)/build/$$pkg-custom $(O)/build/$$pkg-[0-9]*; }
 	umask 0022 && $(BR_MAKE) $(BR_GOALS)
+
+ifeq ($(LINUX_TREE_ORIGIN),command line)
+LINUX_TREE_REMEMBER = mkdir -p $(dir $(LINUX_TREE_FILE)) && \
+	$(if $(LINUX_TREE),echo $(LINUX_TREE) >$(LINUX_TREE_FILE),rm -f $(LINUX_TREE_FILE))
+endif
 
 $(BR_GOALS): _buildroot
 	@:
@@ -84,11 +113,23 @@ setup:
 check: $(SETUP_STAMP)
 	support/scripts/check.sh
 
-# The edit -> result loop: rebuild what changed in ARCH's output, boot it
-# in quick mode (support/scripts/retest.sh).
+# The edit -> result loop: rebuild what changed in each ARCH's output
+# (x86_64, all, or a comma-separated list), boot it in quick mode, one
+# summary table (support/scripts/retest.sh).
 ARCH ?= x86_64
 retest: $(SETUP_STAMP)
+	@linux/kernel-source.sh check
+	@$(LINUX_TREE_REMEMBER)
 	support/scripts/retest.sh $(ARCH)
+
+# Your kernel tree: a git tree of Debian's tarball plus one commit per
+# patch of patches/linux/ (support/scripts/linux-tree.sh), and back: its
+# commits as the series' files (support/scripts/linux-patches.sh).
+LINUX_TREE_DIR = $(or $(LINUX_TREE),$(RUST_QEMU_CACHE)/linux)
+linux-tree: $(SETUP_STAMP)
+	support/scripts/linux-tree.sh $(LINUX_TREE_DIR)
+linux-patches:
+	support/scripts/linux-patches.sh $(LINUX_TREE_DIR)
 
 # The benchmark: make check, then the edit -> result loop per arch; the
 # table in output/bench/ (support/bench/run.sh). KUNIT=1: also kunit.py

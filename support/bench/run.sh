@@ -6,8 +6,10 @@
 # Run it on a clean clone for the clean-build figures. --table only writes
 # the table again from output/bench/figures.tsv. --kunit also runs kunit.py
 # (the kernel's KUnit runner) on the same patched tree, x86_64 with the
-# Rust doctests, and the same touch (rust/kernel/print.rs) in both loops
-# (--kunit-only: that alone, on the existing x86_64 output).
+# Rust doctests, and the same touch (rust/kernel/print.rs) in both loops,
+# then the same touch in a kernel tree of make linux-tree, retested on
+# x86_64 alone and on every arch (make retest ARCH=all LINUX_TREE=...)
+# (--kunit-only: those two, on the existing outputs).
 set -eu
 
 cd "$(dirname "$0")/../.."
@@ -108,11 +110,55 @@ kunit_compare() {
 	fi
 }
 
+# step_s LOG PKG STEP: seconds of one step of one package in a Buildroot
+# build-time.log (summed over the runs it holds since TREE_T0)
+step_s() {
+	awk -F: -v p="$2" -v s="$3" -v t0="$TREE_T0" '$1 >= t0 && $4 == p && $3 == s {
+		if ($2 == "start") t -= $1; else t += $1 } END { printf "%.1f\n", t }' "$1"
+}
+# tree_compare: your kernel tree (make linux-tree), every output switched
+# to it once (not timed: a full kernel build each), then the same touch of
+# rust/kernel/print.rs in the tree as kunit.py's: make retest of x86_64
+# alone, then of every arch; where the time goes from Buildroot's
+# build-time.log (the kernel's rsync and build steps) and the guests'.
+tree_compare() {
+	tree=$PWD/$out/linux-tree
+	rm -rf "$tree" "$tree.tmp"
+	support/scripts/linux-tree.sh "$tree" >"$out/linux-tree.log" 2>&1
+	export LINUX_TREE="$tree"
+	make retest ARCH=all >"$out/retest-tree-switch.log" 2>&1 || :
+	touch "$tree/rust/kernel/print.rs"
+	t=$(now)
+	if make retest ARCH=x86_64 >"$out/retest-tree-x86_64.log" 2>&1; then
+		put x86_64 tree-print-s "$(($(now) - t))"
+	else
+		put x86_64 tree-print-s "failed (output/bench/retest-tree-x86_64.log)"
+	fi
+	touch "$tree/rust/kernel/print.rs"
+	TREE_T0=$(now)
+	if make retest ARCH=all >"$out/retest-tree-all.log" 2>&1; then
+		put all tree-print-all-s "$(($(now) - TREE_T0))"
+	else
+		put all tree-print-all-s "failed (output/bench/retest-tree-all.log)"
+	fi
+	harness list | while read -r arch defconfig; do
+		b=output/$defconfig/build
+		k=linux
+		[ ! -d "$b/linux-um-custom" ] || k=linux-um
+		put "$arch" tree-rsync-s "$(step_s "$b/build-time.log" "$k" rsync)"
+		put "$arch" tree-kernel-s "$(step_s "$b/build-time.log" "$k" build)"
+		put "$arch" tree-boot-s "$(num "output/tests/$arch/results.json" boot_duration_s)"
+		put "$arch" tree-tests-s "$(num "output/tests/$arch/results.json" test_duration_s)"
+	done
+	unset LINUX_TREE
+}
+
 rc=0
+TREE_T0=0
 case ${1:-} in
 --table) ;;
---kunit) measure && kunit_compare ;;
---kunit-only) kunit_compare ;;
+--kunit) measure && kunit_compare && tree_compare ;;
+--kunit-only) kunit_compare && tree_compare ;;
 *) measure ;;
 esac
 
@@ -139,6 +185,18 @@ fig() {
 			"($(fig kunit clean-result)); after a touch of rust/kernel/print.rs $(fig kunit touch-s) s" \
 			"($(fig kunit touch-result)). Ours after the same touch (make retest, quick boot):" \
 			"$(fig x86_64 touch-print-s) s."
+	fi
+	if [ -n "$(fig all tree-print-all-s)" ]; then
+		echo
+		echo "The same touch in your kernel tree (make linux-tree), make retest LINUX_TREE=...:" \
+			"x86_64 alone $(fig x86_64 tree-print-s) s; every arch (ARCH=all) $(fig all tree-print-all-s) s:"
+		echo
+		echo "| arch | kernel rsync (s) | kernel build (s) | quick boot + tests (guest s) |"
+		echo "| --- | --- | --- | --- |"
+		harness list | while read -r arch _; do
+			echo "| $arch | $(fig "$arch" tree-rsync-s) | $(fig "$arch" tree-kernel-s) |" \
+				"$(fig "$arch" tree-boot-s) + $(fig "$arch" tree-tests-s) |"
+		done
 	fi
 } >"$out/bench.md"
 awk -F'\t' 'BEGIN { printf "[" } { gsub(/"/, "\\\"", $3); printf "%s\n  {\"arch\": \"%s\", \"figure\": \"%s\", \"value\": \"%s\"}", (NR > 1 ? "," : ""), $1, $2, $3 }

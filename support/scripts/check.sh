@@ -57,6 +57,62 @@ runner_unit_tests() {
 	return "$1"
 }
 step runner-unit-tests runner_unit_tests
+
+# Your kernel tree (README "Test your kernel tree"): a tree made from
+# patches/linux/ gives the same files back; bad input is refused with
+# nothing lost. Its edit then reaches the arches of TREE_ARCHES (below).
+# The check builds patches/linux/, never a LINUX_TREE of yours.
+export LINUX_TREE=
+tree=$PWD/output/check-linux-tree
+linux_tree_round_trip() {
+	rm -rf "$tree" "$tree.tmp"
+	support/scripts/linux-tree.sh "$tree" || return 1
+	keep=$(mktemp -d)
+	cp -p patches/linux/* "$keep/"
+	rc=0
+	support/scripts/linux-patches.sh "$tree" || rc=1
+	diff -r "$keep" patches/linux || rc=1
+	[ "$rc" -eq 0 ] || { rm -f patches/linux/*.patch && cp -p "$keep"/* patches/linux/; }
+	rm -rf "$keep"
+	return "$rc"
+}
+# refused CMD...: fails with an ERROR line, and patches/linux/ is unchanged
+refused() {
+	before=$(cat patches/linux/* | sha256sum)
+	! "$@" 2>&1 | tee /dev/stderr | grep -q ERROR && { echo "not refused: $*"; return 1; }
+	[ "$before" = "$(cat patches/linux/* | sha256sum)" ] || { echo "patches/linux/ changed: $*"; return 1; }
+}
+linux_tree_bad_input() {
+	refused env LINUX_TREE="$PWD/output/no-such-tree" make retest ARCH=x86_64 &&
+		refused env LINUX_TREE="$PWD/support" make retest ARCH=x86_64 &&
+		refused env LINUX_TREE="$PWD" make retest ARCH=x86_64 &&
+		echo '// uncommitted' >>"$tree/samples/rust/rust_minimal.rs" &&
+		refused support/scripts/linux-tree.sh "$tree" &&
+		refused support/scripts/linux-patches.sh "$tree" &&
+		git -C "$tree" -c user.name=check -c user.email=check@localhost commit -qam "own commit" &&
+		refused support/scripts/linux-tree.sh "$tree" &&
+		git -C "$tree" reset -q --hard rust-qemu-series &&
+		[ "$(git -C "$tree" log -1 --format=%s)" != "own commit" ]
+}
+step linux-tree-round-trip linux_tree_round_trip
+tree_ok=$step_ok
+step linux-tree-bad-input linux_tree_bad_input
+# tree_edit ARCH: a new pr_info! line in the tree's rust_minimal.rs (not
+# committed, patches/linux/ untouched) reaches ARCH's kernel through
+# make retest from the tree: its quick boot passes and prints the line.
+TREE_ARCHES=${TREE_ARCHES:-x86_64 aarch64}
+marker="edited in your kernel tree"
+tree_edit() {
+	f=$tree/samples/rust/rust_minimal.rs
+	grep -q "$marker" "$f" ||
+		sed -i "s|^\( *\)pr_info!(\"Rust minimal sample (init)\\\\n\");|&\n\1pr_info!(\"$marker\\\\n\");|" "$f"
+	grep -q "$marker" "$f" || { echo "the edit of $f did not take"; return 1; }
+	before=$(cat patches/linux/* | sha256sum)
+	LINUX_TREE=$tree support/scripts/retest.sh "$1" --results-dir output/tests-tree || return 1
+	grep "rust_minimal: $marker" "output/tests-tree/$1/console.log" ||
+		{ echo "no 'rust_minimal: $marker' in output/tests-tree/$1/console.log"; return 1; }
+	[ "$before" = "$(cat patches/linux/* | sha256sum)" ] || { echo "patches/linux/ changed"; return 1; }
+}
 # The Buildroot goals the README names, on each output as its build left
 # it: O= given (output/.current is not used), nothing is rebuilt, configs/
 # is not written. legal-info, savedefconfig and source on every defconfig;
@@ -244,6 +300,9 @@ for d in $defconfigs; do
 	boot_tests "$arch"
 	first_arch=${first_arch:-$arch}
 	step "start-qemu-poweroff-$d" shell_poweroff "$out"
+	case " $TREE_ARCHES " in
+	*" $arch "*) [ "$tree_ok" -eq 0 ] || step "linux-tree-edit-$arch" tree_edit "$arch" ;;
+	esac
 	[ "${PRUNE:-0}" != 1 ] || prune "$out"
 done
 
@@ -266,6 +325,8 @@ if [ -n "$first_arch" ]; then
 	step real-qemu-hang-detected expect_failure 'infrastructure failure (boot-timeout)' \
 		--results-dir output/tests-failure/hang --kernel-arg init=/bin/sh --timeout-multiplier 0.1
 fi
+
+[ "${PRUNE:-0}" != 1 ] || rm -rf "$tree"
 
 # The boot tests' counts from the results.json files (the last line of
 # harness summary, after every arch's failures again: the end of a long

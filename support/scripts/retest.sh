@@ -1,54 +1,97 @@
 #!/bin/sh
-# The edit -> result loop (make retest [ARCH=x86_64]): rebuild what changed
-# in an arch's existing output, then boot it in quick mode and print the
-# results. A changed patch series (patches/linux/) re-extracts and
-# re-patches the kernel (linux-dirclean), as Buildroot needs; a changed
-# .rs or .c in the kernel tree is rebuilt incrementally (<pkg>-rebuild),
-# the out-of-tree module packages, the on-target runner and its manifest
-# too; the root filesystem image is
-# made again (modules). The compiler cache
-# makes a re-patched kernel's unchanged C objects cheap.
-# Usage: support/scripts/retest.sh ARCH [HARNESS ARGS...]
+# The edit -> result loop (make retest [ARCH=x86_64|all|<arch>,<arch>...]):
+# for each arch, rebuild what changed in its existing output, boot it in
+# quick mode, then one table of every arch's results; exit non-zero if an
+# arch failed (or, named in ARCH, was never built). The kernel is rebuilt
+# incrementally (<kernel>-rebuild; from your kernel tree, LINUX_TREE: its
+# changed files rsynced first), and so are the out-of-tree module packages,
+# the on-target runner and its manifest; the root filesystem image is made
+# again. The wrapper extracts the kernel again when its source changed
+# (patches/linux/ or LINUX_TREE: linux/kernel-source.sh).
+# Usage: support/scripts/retest.sh ARCHES [HARNESS RUN ARGUMENTS...]
 set -eu
 
 cd "$(dirname "$0")/../.."
-arch=${1:?usage: retest.sh ARCH [harness run arguments]}
+arches=${1:?usage: retest.sh ARCH[,ARCH...]|all [harness run arguments]}
 shift
 harness() { cargo run -q --release -p rust-qemu-test -- "$@"; }
 
-defconfig=$(harness list | awk -v a="$arch" '$1 == a { print $2 }')
-if [ -z "$defconfig" ]; then
-	echo "retest: no arch '$arch'; the arches are: $(harness list | cut -d' ' -f1 | tr '\n' ' ')" >&2
-	exit 2
+table=$(harness list)
+all=
+if [ "$arches" = all ]; then
+	all=1
+	arches=$(printf '%s\n' "$table" | cut -d' ' -f1)
+else
+	arches=$(echo "$arches" | tr ',' ' ')
 fi
-out=output/$defconfig
-if [ ! -f "$out/.config" ]; then
-	echo "retest: $out is not built: run 'make $defconfig && make' first" >&2
-	exit 2
-fi
-# The kernel package: Buildroot's linux, or linux-um (UML).
-kernel=linux
-grep -q '^BR2_PACKAGE_LINUX_UM=y' "$out/.config" && kernel=linux-um
 
-start=$(date +%s)
-# The series the kernel was patched with: recorded by a post-patch hook
-# (external.mk, RUST_QEMU_PATCH_SERIES).
-series=$(cat patches/linux/*.patch | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$out/.rust-qemu-patch-series" 2>/dev/null)" != "$series" ]; then
-	echo ">>> retest: patches/linux/ changed: $kernel-dirclean (the kernel is extracted and patched again)"
-	make O="$(pwd)/$out" "$kernel-dirclean"
-fi
-# rust-tests too: its source (package/rust-tests/src, the runner and the
-# manifest) is copied into the output only by a (re)build; and every
-# out-of-tree module package of the output (kernel-module infrastructure,
-# e.g. rust-module-example), against the rebuilt kernel
-# shellcheck disable=SC2016 # the make expression, literally
-modules=$(grep -lF '$(eval $(kernel-module))' package/*/*.mk | while read -r mk; do
-	pkg=$(basename "$mk" .mk)
-	sym=BR2_PACKAGE_$(echo "$pkg" | tr a-z- A-Z_)
-	if grep -q "^$sym=y" "$out/.config"; then echo "$pkg-rebuild"; fi
-done)
-# shellcheck disable=SC2086 # one goal per word
-make O="$(pwd)/$out" "$kernel-rebuild" $modules rust-tests-rebuild all
-echo ">>> retest: $arch rebuilt in $(($(date +%s) - start)) s"
-harness run --arch "$arch" --kernel-arg rusttest=quick "$@"
+# retest_one ARCH DEFCONFIG: rebuild, then boot in quick mode
+retest_one() {
+	out=$(pwd)/output/$2
+	# The kernel package: Buildroot's linux, or linux-um (UML)
+	kernel=linux
+	grep -q '^BR2_PACKAGE_LINUX_UM=y' "$out/.config" && kernel=linux-um
+	# rust-tests too: its source (package/rust-tests/src, the runner and
+	# the manifest) is copied into the output only by a (re)build; and every
+	# kernel-module package of the output, against the rebuilt kernel
+	# shellcheck disable=SC2016 # the make expressions, literally
+	modules=$(grep -lE '^\$\(eval \$\((rust-)?kernel-module\)\)' package/*/*.mk | while read -r mk; do
+		pkg=$(basename "$mk" .mk)
+		sym=BR2_PACKAGE_$(echo "$pkg" | tr a-z- A-Z_)
+		if grep -q "^$sym=y" "$out/.config"; then echo "$pkg-rebuild"; fi
+	done)
+	start=$(date +%s)
+	# shellcheck disable=SC2086 # one goal per word
+	make O="$out" "$kernel-rebuild" $modules rust-tests-rebuild all || return 3
+	echo ">>> retest: $1 rebuilt in $(($(date +%s) - start)) s"
+	harness run --arch "$1" --kernel-arg rusttest=quick "$@"
+}
+
+# harness summary reads the results where harness run wrote them
+summary_args=
+prev=
+for a; do
+	[ "$prev" != --results-dir ] || summary_args="--results-dir $a"
+	prev=$a
+done
+
+rows=
+rc=0
+for arch in $arches; do
+	defconfig=$(printf '%s\n' "$table" | awk -v a="$arch" '$1 == a { print $2 }')
+	if [ -z "$defconfig" ]; then
+		echo "retest: no arch '$arch'; the arches are: $(printf '%s\n' "$table" | cut -d' ' -f1 | tr '\n' ' ')" >&2
+		exit 2
+	fi
+	if [ ! -f "output/$defconfig/.config" ]; then
+		rows="$rows$arch|not built: make $defconfig && make|||
+"
+		[ -n "$all" ] || rc=2
+		continue
+	fi
+	start=$(date +%s)
+	arc=0
+	retest_one "$arch" "$defconfig" "$@" || arc=$?
+	secs=$(($(date +%s) - start))
+	case $arc in
+	0) result=ok ;;
+	3) result="FAIL: build (above)" ;;
+	*) result="FAIL (harness exit $arc)" ;;
+	esac
+	[ "$arc" -eq 0 ] || rc=1
+	counts='' failing=''
+	# shellcheck disable=SC2086 # none or two words
+	if [ "$arc" -ne 3 ] && summary=$(harness summary --arch "$arch" $summary_args 2>/dev/null); then
+		counts=$(printf '%s\n' "$summary" | tail -n 1)
+		failing=$(printf '%s\n' "$summary" | sed -e '$d' -e '/^failures:$/d' | tr '\n' ';')
+	fi
+	rows="$rows$arch|$result|$counts|$secs|$failing
+"
+done
+
+echo
+printf '%-14s %-28s %-34s %6s  %s\n' arch result counts seconds "failing tests"
+printf '%s' "$rows" | while IFS='|' read -r a r c s f; do
+	printf '%-14s %-28s %-34s %6s  %s\n' "$a" "$r" "$c" "$s" "$f"
+done
+exit "$rc"
