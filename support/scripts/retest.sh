@@ -25,9 +25,12 @@ else
 	arches=$(echo "$arches" | tr ',' ' ')
 fi
 
-# retest_one ARCH DEFCONFIG: rebuild, then boot in quick mode
+# retest_one ARCH DEFCONFIG [HARNESS RUN ARGUMENTS...]: rebuild, then boot
+# in quick mode
 retest_one() {
+	arch=$1
 	out=$(pwd)/output/$2
+	shift 2
 	# The kernel package: Buildroot's linux, or linux-um (UML)
 	kernel=linux
 	grep -q '^BR2_PACKAGE_LINUX_UM=y' "$out/.config" && kernel=linux-um
@@ -43,8 +46,8 @@ retest_one() {
 	start=$(date +%s)
 	# shellcheck disable=SC2086 # one goal per word
 	make O="$out" "$kernel-rebuild" $modules rust-tests-rebuild all || return 3
-	echo ">>> retest: $1 rebuilt in $(($(date +%s) - start)) s"
-	harness run --arch "$1" --kernel-arg rusttest=quick "$@"
+	echo ">>> retest: $arch rebuilt in $(($(date +%s) - start)) s"
+	harness run --arch "$arch" --kernel-arg rusttest=quick "$@"
 }
 
 # harness summary reads the results where harness run wrote them
