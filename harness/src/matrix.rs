@@ -407,7 +407,10 @@ ok 7 rust_platform@of # SKIP only on riscv64
                 "LLVM (clang-22)",
             ),
             ("BR2_LINUX_KERNEL_RUST_LLVM=\"1\"\n", "LLVM (clang)"),
-            ("BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=y\n", "LLVM (clang)"),
+            (
+                "BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=y\n",
+                "LLVM (clang)",
+            ),
             (
                 "BR2_TOOLCHAIN_EXTERNAL_GCC_12=y\nBR2_LINUX_KERNEL_RUST_LLVM=\"\"\n",
                 "gcc 12",
