@@ -374,7 +374,7 @@ fn several_arches_add_up_and_write_the_matrix() {
         "{md}"
     );
     assert!(
-        md.contains("| riscv64 | unknown | LLVM (clang-22) | virt | 3/3 | 2/2 | 3/4 | "),
+        md.contains("| riscv64 | unknown | LLVM (clang) | virt | 3/3 | 2/2 | 3/4 | "),
         "{md}"
     );
     // Every arch of the table and every other arch of the matrix has a row.
@@ -408,7 +408,7 @@ fn several_arches_add_up_and_write_the_matrix() {
     out.check(out.code == Some(0), "matrix exits 0");
     out.check(
         out.stdout
-            .contains("| riscv64 | unknown | LLVM (clang-22) | virt | 3/3 | 2/2 | 3/4 | "),
+            .contains("| riscv64 | unknown | LLVM (clang) | virt | 3/3 | 2/2 | 3/4 | "),
         "table printed",
     );
 }
