@@ -7,20 +7,20 @@ use crate::arch_table::{qemu_hint, qemu_packages, ArchSpec, ArchTable};
 use crate::board::{BootCommand, Launcher};
 use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
 use crate::error::HarnessError;
+use crate::fsx;
 use crate::junit;
 use crate::ktap::Counts;
 use crate::layout::{self, Layout};
 use crate::manifest::{Manifest, MANIFEST_PATH, TARGET_MANIFEST};
 use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
-use crate::qemu::{self, QemuCommand, RunEnd, Timeouts};
-use crate::report::{self, seconds, ArchResult, ExitReason, HostInfo, InfraFailure, Verdict};
-use crate::session::{last_line_note, Session, SessionEvent, SessionOutcome};
-use crate::verdict::{self, RunEnding};
+use crate::printout::{self, TestPrinter};
+use crate::qemu::{self, QemuCommand, Timeouts};
+use crate::report::{self, seconds, ArchResult, HostInfo};
+use crate::session::Session;
+use crate::verdict::{self, InfraFailure, RunEnding, TimeoutLimits, Verdict};
 
 /// Shutdown grace period (after the sentinel or a panic) before scaling.
 const GRACE_S: f64 = 10.0;
-/// Lines of QEMU's stderr quoted in error messages.
-const STDERR_LINES: usize = 5;
 
 /// Runs the command line; returns the exit status.
 pub fn main(cli: Cli) -> u8 {
@@ -55,52 +55,11 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
     }
 }
 
-fn create_dir(path: &Path) -> Result<(), HarnessError> {
-    std::fs::create_dir_all(path).map_err(|source| HarnessError::CreateDir {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-fn write_file(path: &Path, text: &str) -> Result<(), HarnessError> {
-    std::fs::write(path, text).map_err(|source| HarnessError::Write {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-fn remove_file(path: &Path) -> Result<(), HarnessError> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(HarnessError::Write {
-            path: path.to_path_buf(),
-            source: e,
-        }),
-        _ => Ok(()),
-    }
-}
-
 /// Writes results.json and junit.xml into `dir`.
 fn write_results(dir: &Path, result: &ArchResult) -> Result<(), HarnessError> {
-    create_dir(dir)?;
+    fsx::create_dir(dir)?;
     result.write_json(&dir.join("results.json"))?;
-    write_file(&dir.join("junit.xml"), &junit::render(result))
-}
-
-/// Prints the per-arch end: infrastructure failure (if any), summary.
-fn print_arch_end(result: &ArchResult) {
-    if let Some(line) = result.infra_line() {
-        println!("{line}");
-    }
-    println!("{}", result.summary_line());
-}
-
-/// Prints the top-level tests from `from` on.
-fn print_tests(arch: &str, outcome: &SessionOutcome, from: usize) {
-    for test in outcome.tests.iter().skip(from) {
-        for line in report::top_level_lines(arch, test) {
-            println!("{line}");
-        }
-    }
+    fsx::write(&dir.join("junit.xml"), &junit::render(result))
 }
 
 fn scaled(seconds: f64, multiplier: f64) -> Duration {
@@ -152,17 +111,10 @@ fn run(
         let all: Vec<&ArchSpec> = table.arches.iter().collect();
         let (_, path) = write_matrix(table, &all, tree, &layout)?;
         println!("arch matrix: {}", path.display());
-        print_failures(&failures);
+        printout::failures(&failures);
     }
     println!("{}", report::final_line(total));
     Ok(worst)
-}
-
-/// Each arch's failures again, together: the end of a long log.
-fn print_failures(failures: &[String]) {
-    if !failures.is_empty() {
-        println!("failures:\n{}", failures.join("\n"));
-    }
 }
 
 /// Checks what a boot needs: the QEMU binary and the images.
@@ -183,13 +135,10 @@ fn preflight(
             Some(dir) => format!("in {}", dir.display()),
             None => "in PATH".to_string(),
         };
-        return Err(InfraFailure::new(
-            ExitReason::QemuNotFound,
-            format!(
-                "{} not found {place}: {}",
-                command.program,
-                qemu_hint(&command.program, &qemu_packages(tree))
-            ),
+        return Err(verdict::qemu_not_found(
+            &command.program,
+            &place,
+            &qemu_hint(&command.program, &qemu_packages(tree)),
         ));
     };
     let missing: Vec<String> = command
@@ -200,33 +149,16 @@ fn preflight(
         .map(|path| path.display().to_string())
         .collect();
     if !missing.is_empty() {
-        return Err(InfraFailure::new(
-            ExitReason::ImageMissing,
-            format!(
-                "missing image{} {}: build it with `make {} && make`",
-                if missing.len() > 1 { "s" } else { "" },
-                missing.join(" and "),
-                spec.defconfig
-            ),
-        ));
+        return Err(verdict::images_missing(&missing, &spec.defconfig));
     }
     Ok(program)
-}
-
-fn stderr_tail(stderr: &str) -> Option<String> {
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
-        return None;
-    }
-    let from = lines.len().saturating_sub(STDERR_LINES);
-    Some(lines[from..].join(" | "))
 }
 
 /// Removes the files of an earlier run from `dir`, which must not pass
 /// for this one's (a UML boot's copy-on-write files start empty, as
 /// QEMU's -snapshot); returns the console log's path.
 fn clear_results_dir(dir: &Path, boot: &BootCommand) -> Result<PathBuf, HarnessError> {
-    create_dir(dir)?;
+    fsx::create_dir(dir)?;
     let console_path = dir.join("console.log");
     let cows = crate::board::uml_cow_files(&boot.args);
     let cow_paths = cows.iter().filter_map(|cow| Path::new(cow).file_name());
@@ -234,7 +166,7 @@ fn clear_results_dir(dir: &Path, boot: &BootCommand) -> Result<PathBuf, HarnessE
         .into_iter()
         .chain(cow_paths.map(|name| dir.join(name)))
     {
-        remove_file(&old)?;
+        fsx::remove_file(&old)?;
     }
     Ok(console_path)
 }
@@ -255,45 +187,8 @@ fn new_result(spec: &ArchSpec, multiplier: f64) -> ArchResult {
 fn finish(mut result: ArchResult, dir: &Path) -> Result<ArchResult, HarnessError> {
     result.settle();
     write_results(dir, &result)?;
-    print_arch_end(&result);
+    printout::arch_end(&result);
     Ok(result)
-}
-
-/// QEMU killed at a timeout: that failure, saying what was running.
-fn timeout_failure(
-    run: &qemu::QemuRun,
-    spec: &ArchSpec,
-    result: &ArchResult,
-) -> Option<InfraFailure> {
-    let multiplier = result.timeout_multiplier.unwrap_or(1.0);
-    let last = last_line_note(run.last_line.as_deref());
-    match run.end {
-        RunEnd::BootTimeout => Some(InfraFailure::new(
-            ExitReason::BootTimeout,
-            format!(
-                "boot timeout: no `rust-tests: KTAP version 1` within {} \
-                 ({} s x timeout multiplier {multiplier}); QEMU was killed{last}",
-                seconds(result.boot_timeout_s),
-                spec.boot_timeout_s
-            ),
-        )),
-        RunEnd::TestTimeout => {
-            let running = run
-                .running_at_timeout
-                .as_deref()
-                .map_or(String::new(), |r| format!(" while {r} was running"));
-            Some(InfraFailure::new(
-                ExitReason::TestTimeout,
-                format!(
-                    "test timeout: no end sentinel within {} after the tests started \
-                     ({} s x timeout multiplier {multiplier}){running}; QEMU was killed{last}",
-                    seconds(result.test_timeout_s),
-                    spec.test_timeout_s
-                ),
-            ))
-        }
-        RunEnd::Exited | RunEnd::KilledAfterGrace => None,
-    }
 }
 
 /// What a finished QEMU run left: its facts, its tests, its verdict.
@@ -311,11 +206,21 @@ fn record_run(
     result.boot_duration_s = run.boot_duration.map(|d| d.as_secs_f64());
     result.test_duration_s = run.test_duration.map(|d| d.as_secs_f64());
     result.runner_exit = run.outcome.runner_exit;
+    let limits = TimeoutLimits {
+        boot_s: spec.boot_timeout_s,
+        test_s: spec.test_timeout_s,
+        multiplier: result.timeout_multiplier.unwrap_or(1.0),
+    };
     let ending = RunEnding {
-        timeout: timeout_failure(&run, spec, result),
+        timeout: verdict::timeout_failure(
+            run.end,
+            limits,
+            run.running_at_timeout.as_deref(),
+            run.outcome.last_line.as_deref(),
+        ),
         console_error: run.console_error.clone(),
         exit_code: run.exit_code,
-        stderr_tail: stderr_tail(&run.stderr),
+        stderr_tail: verdict::stderr_tail(&run.stderr),
     };
     if let Some(failure) =
         verdict::infra_failure(&run.outcome, Some(&ending), manifest, spec.machine())
@@ -371,27 +276,17 @@ fn run_arch(
         command.shell_line()
     );
 
-    let mut printed = 0usize;
+    let mut printer = TestPrinter::new(arch);
     let session = Session::new(spec.kernel_log_ignore.clone());
-    let on_event = |session: &Session, event: &SessionEvent| {
-        if let SessionEvent::TopLevelResult(index) = event {
-            if let Some(test) = session.top_level().get(*index) {
-                for line in report::top_level_lines(arch, test) {
-                    println!("{line}");
-                }
-                printed = printed.max(index + 1);
-            }
-        }
-    };
+    let on_event = |session: &Session, event: &_| printer.on_event(session, event);
     match qemu::run(&command, timeouts, &console_path, session, on_event) {
         Ok(run) => {
-            print_tests(arch, &run.outcome, printed);
+            printer.rest(&run.outcome);
             record_run(&mut result, run, spec, manifest, &console_path);
         }
-        Err(HarnessError::Spawn { program, source }) => result.set_infra(InfraFailure::new(
-            ExitReason::QemuFailed,
-            format!("cannot start {program}: {source}"),
-        )),
+        Err(HarnessError::Spawn { program, source }) => {
+            result.set_infra(verdict::spawn_failure(&program, &source));
+        }
         Err(other) => return Err(other),
     }
     finish(result, &dir)
@@ -416,35 +311,25 @@ fn parse_arch_name(table: &ArchTable, args: &ParseArgs) -> String {
 }
 
 fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8, HarnessError> {
-    let bytes = std::fs::read(&args.console).map_err(|source| HarnessError::Read {
-        path: args.console.clone(),
-        source,
-    })?;
+    let bytes = fsx::read(&args.console)?;
     let arch = parse_arch_name(table, args);
     let spec = table.get(&arch);
     let mut session = Session::new(
         spec.map(|s| s.kernel_log_ignore.clone())
             .unwrap_or_default(),
     );
-    let mut printed = 0usize;
+    let mut printer = TestPrinter::new(&arch);
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     if lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
     for line in lines {
         for event in session.push_raw(line) {
-            if let SessionEvent::TopLevelResult(index) = event {
-                if let Some(test) = session.top_level().get(index) {
-                    for text in report::top_level_lines(&arch, test) {
-                        println!("{text}");
-                    }
-                    printed = printed.max(index + 1);
-                }
-            }
+            printer.on_event(&session, &event);
         }
     }
     let outcome = session.finish();
-    print_tests(&arch, &outcome, printed);
+    printer.rest(&outcome);
 
     let mut result = ArchResult::new(&arch, "console");
     result.defconfig = spec.map(|s| s.defconfig.clone());
@@ -471,13 +356,10 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
             _ => false,
         };
         if !same {
-            std::fs::copy(&args.console, &copy).map_err(|source| HarnessError::Write {
-                path: copy.clone(),
-                source,
-            })?;
+            fsx::copy(&args.console, &copy)?;
         }
     }
-    print_arch_end(&result);
+    printout::arch_end(&result);
     println!("{}", report::final_line(result.counts));
     Ok(result.verdict.exit_code())
 }
@@ -522,13 +404,13 @@ fn write_matrix(
     }
     rows.extend(table.others.iter().map(MatrixRow::other));
     let matrix = Matrix { rows };
-    create_dir(&layout.results)?;
+    fsx::create_dir(&layout.results)?;
     let md = layout.results.join("arch-matrix.md");
     let text = matrix.markdown();
-    write_file(&md, &text)?;
+    fsx::write(&md, &text)?;
     let mut json = serde_json::to_string_pretty(&matrix)?;
     json.push('\n');
-    write_file(&layout.results.join("arch-matrix.json"), &json)?;
+    fsx::write(&layout.results.join("arch-matrix.json"), &json)?;
     Ok((text, md))
 }
 
@@ -569,7 +451,7 @@ fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
             }
         }
     }
-    print_failures(&failures);
+    printout::failures(&failures);
     println!(
         "passed {} failed {} skipped {}",
         total.passed, total.failed, total.skipped
@@ -580,17 +462,7 @@ fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stderr_tails() {
-        assert_eq!(stderr_tail(""), None);
-        assert_eq!(stderr_tail("a\n\nb\n"), Some("a | b".to_string()));
-        let many: String = (1..=9).map(|i| format!("l{i}\n")).collect();
-        assert_eq!(
-            stderr_tail(&many),
-            Some("l5 | l6 | l7 | l8 | l9".to_string())
-        );
-    }
+    use crate::verdict::ExitReason;
 
     #[test]
     fn lists_the_table() {

@@ -255,10 +255,7 @@ impl ArchTable {
         match path {
             None => ArchTable::builtin(),
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|source| HarnessError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                })?;
+                let text = crate::fsx::read_to_string(path)?;
                 ArchTable::parse(&text, &path.display().to_string())
             }
         }

@@ -56,10 +56,7 @@ impl BootCommand {
         };
         let mut found: Vec<(PathBuf, String)> = Vec::new();
         for readme in readmes(&board)? {
-            let text = std::fs::read_to_string(&readme).map_err(|source| HarnessError::Read {
-                path: readme.clone(),
-                source,
-            })?;
+            let text = crate::fsx::read_to_string(&readme)?;
             found.extend(
                 text.lines()
                     .filter_map(|line| tagged_command(line, defconfig))
@@ -213,10 +210,7 @@ fn uml_cow_in(arg: &str, dir: &Path) -> String {
 
 /// `<board>/*/readme.txt`, sorted.
 fn readmes(board: &Path) -> Result<Vec<PathBuf>, HarnessError> {
-    let entries = std::fs::read_dir(board).map_err(|source| HarnessError::Read {
-        path: board.to_path_buf(),
-        source,
-    })?;
+    let entries = crate::fsx::read_dir(board)?;
     let mut found: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path().join("readme.txt"))

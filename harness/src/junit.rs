@@ -196,7 +196,7 @@ pub fn render(result: &ArchResult) -> String {
 mod tests {
     use super::*;
     use crate::ktap::parse_str;
-    use crate::report::{ExitReason, InfraFailure};
+    use crate::verdict::{ExitReason, InfraFailure};
 
     #[test]
     fn escaping() {

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 
 use crate::error::HarnessError;
 use crate::ktap::{Status, TestNode};
-use crate::report::{ExitReason, InfraFailure};
 
 /// The manifest's place in the tree.
 pub const MANIFEST_PATH: &str = "package/rust-tests/src/manifest";
@@ -144,11 +143,7 @@ impl Manifest {
     }
 
     fn load_file(&mut self, path: &Path) -> Result<(), HarnessError> {
-        let read_error = |source| HarnessError::Read {
-            path: path.to_path_buf(),
-            source,
-        };
-        let text = std::fs::read_to_string(path).map_err(read_error)?;
+        let text = crate::fsx::read_to_string(path)?;
         for line in text.lines() {
             let mut fields = line.split_whitespace();
             if fields.next() == Some(INCLUDE) {
@@ -179,38 +174,18 @@ impl Manifest {
             .collect()
     }
 
-    /// An infrastructure failure when the results of a completed run on
-    /// `arch` hold no test at all, or lack (or skip) a test this manifest
-    /// names for that arch: an empty run is never a pass.
-    pub fn check_results(&self, arch: &str, tests: &[TestNode]) -> Option<InfraFailure> {
+    /// The tests this manifest names for `arch` that `tests` lack, or
+    /// report as skipped (`name (skipped)`).
+    pub fn missing_on(&self, arch: &str, tests: &[TestNode]) -> Vec<String> {
         let reported: Vec<&TestNode> = tests.iter().filter(|t| !t.synthetic).collect();
-        if reported.is_empty() {
-            return Some(InfraFailure::new(
-                ExitReason::NoTests,
-                "no test ran: the runner's KTAP reports no result (plan `1..0`?), \
-                 as kunit.py's \"no tests run\"",
-            ));
-        }
-        let missing: Vec<String> = self
-            .expected_on(arch)
+        self.expected_on(arch)
             .into_iter()
             .filter_map(|name| match reported.iter().find(|t| t.name == name) {
                 None => Some(name.to_string()),
                 Some(t) if matches!(t.status, Status::Skip) => Some(format!("{name} (skipped)")),
                 Some(_) => None,
             })
-            .collect();
-        (!missing.is_empty()).then(|| {
-            InfraFailure::new(
-                ExitReason::MissingTests,
-                format!(
-                    "{} test(s) that {} names for {arch} did not run: {}",
-                    missing.len(),
-                    self.path.display(),
-                    missing.join(", ")
-                ),
-            )
-        })
+            .collect()
     }
 }
 
@@ -296,49 +271,23 @@ rust_platform@override\tload\n";
     }
 
     #[test]
-    fn empty_run_fails() {
-        let doc = parse_str("KTAP version 1\n1..0\n");
-        let failure = manifest()
-            .check_results("x86_64", &doc.tests)
-            .expect("fail");
-        assert_eq!(failure.kind, ExitReason::NoTests);
-        let kernel_log = [TestNode::synthetic_failure("kernel-log", "x")];
-        let failure = manifest().check_results("x86_64", &kernel_log);
-        assert_eq!(failure.map(|f| f.kind), Some(ExitReason::NoTests));
-    }
-
-    #[test]
-    fn missing_and_skipped_tests_fail() {
+    fn missing_and_skipped_tests() {
         let doc = parse_str(
             "KTAP version 1\n1..4\nok 1 kunit_rust_doctests\nnot ok 2 config\n\
              ok 3 rust_platform@of # SKIP only on riscv64\nok 4 rust_platform@override\n",
         );
-        let failure = manifest()
-            .check_results("x86_64", &doc.tests)
-            .expect("fail");
-        assert_eq!(failure.kind, ExitReason::MissingTests);
         assert_eq!(
-            failure.message,
-            "1 test(s) that manifest names for x86_64 did not run: rust_minimal"
+            manifest().missing_on("x86_64", &doc.tests),
+            ["rust_minimal"]
         );
-        let failure = manifest()
-            .check_results("riscv64", &doc.tests)
-            .expect("fail");
-        assert!(
-            failure
-                .message
-                .ends_with("rust_minimal, rust_platform@of (skipped)"),
-            "{}",
-            failure.message
+        assert_eq!(
+            manifest().missing_on("riscv64", &doc.tests),
+            ["rust_minimal", "rust_platform@of (skipped)"]
         );
-    }
-
-    #[test]
-    fn complete_results_pass() {
-        let doc = parse_str(
+        let complete = parse_str(
             "KTAP version 1\n1..5\nok 1 kunit_rust_doctests\nok 2 config\nok 3 rust_minimal\n\
              ok 4 rust_platform@of # SKIP only on riscv64,aarch64\nok 5 rust_platform@override\n",
         );
-        assert_eq!(manifest().check_results("x86_64", &doc.tests), None);
+        assert!(manifest().missing_on("x86_64", &complete.tests).is_empty());
     }
 }

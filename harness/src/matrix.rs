@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::arch_table::OtherArch;
 use crate::ktap::{Status, TestNode};
-use crate::report::{seconds, ArchResult, Verdict};
+use crate::report::{seconds, ArchResult};
+use crate::verdict::Verdict;
 
 /// Top-level test holding the Rust KUnit doctests.
 pub const DOCTESTS: &str = "kunit_rust_doctests";
@@ -455,8 +456,8 @@ ok 7 rust_platform@of # SKIP only on riscv64
     #[test]
     fn empty_results() {
         let mut result = ArchResult::new("riscv64", "qemu");
-        result.set_infra(crate::report::InfraFailure::new(
-            crate::report::ExitReason::BootTimeout,
+        result.set_infra(crate::verdict::InfraFailure::new(
+            crate::verdict::ExitReason::BootTimeout,
             "x",
         ));
         result.settle();

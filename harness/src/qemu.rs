@@ -148,8 +148,6 @@ pub struct QemuRun {
     pub test_duration: Option<Duration>,
     /// The test running when the test timeout hit.
     pub running_at_timeout: Option<String>,
-    /// The last console line when the run ended.
-    pub last_line: Option<String>,
     /// A problem writing or reading the console.
     pub console_error: Option<String>,
 }
@@ -295,25 +293,88 @@ impl<F: FnMut(&Session, &SessionEvent)> Loop<'_, F> {
             self.handle(msg);
         }
     }
+
+    /// The console until it ends, QEMU has exited and its output drained,
+    /// or a deadline (boot, test, grace) passes.
+    fn pump(&mut self, child: &mut Child, rx: &Receiver<ReaderMsg>) -> Pumped {
+        let mut exited: Option<ExitStatus> = None;
+        let mut drain_until: Option<Instant> = None;
+        while !self.eof {
+            let now = Instant::now();
+            if now >= self.deadline {
+                self.drain_ready(rx);
+                if self.eof || Instant::now() < self.deadline {
+                    continue;
+                }
+                return Pumped {
+                    exited,
+                    timed_out: Some(self.phase),
+                };
+            }
+            if drain_until.is_some_and(|t| now >= t) {
+                break;
+            }
+            let mut wait = (self.deadline - now).min(POLL);
+            if let Some(t) = drain_until {
+                wait = wait.min(t.saturating_duration_since(now));
+            }
+            match rx.recv_timeout(wait) {
+                Ok(msg) => self.handle(msg),
+                Err(RecvTimeoutError::Timeout) => {
+                    if exited.is_none() {
+                        if let Ok(Some(status)) = child.try_wait() {
+                            exited = Some(status);
+                            drain_until = Some(Instant::now() + DRAIN);
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        Pumped {
+            exited,
+            timed_out: None,
+        }
+    }
+
+    /// What the console printed before QEMU was killed still counts.
+    fn drain_rest(&mut self, rx: &Receiver<ReaderMsg>, within: Duration) {
+        let deadline = Instant::now() + within;
+        while !self.eof {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(msg) => self.handle(msg),
+                Err(_) => break,
+            }
+        }
+    }
 }
 
-/// Runs QEMU: streams its console to `console_path` and `session`, calling
-/// `on_event` for each session event as it happens.
-pub fn run<F>(
+/// How the console loop ended.
+struct Pumped {
+    exited: Option<ExitStatus>,
+    /// The phase whose deadline passed.
+    timed_out: Option<Phase>,
+}
+
+impl Pumped {
+    fn end(&self) -> RunEnd {
+        match self.timed_out {
+            Some(Phase::Boot) => RunEnd::BootTimeout,
+            Some(Phase::Tests) => RunEnd::TestTimeout,
+            Some(Phase::Ending | Phase::Dying) => RunEnd::KilledAfterGrace,
+            None => RunEnd::Exited,
+        }
+    }
+}
+
+/// Starts the command in a process group of its own; its console goes to
+/// `log` and, line by line, to the first receiver; its stderr's end to the
+/// second.
+fn spawn(
     command: &QemuCommand,
-    timeouts: Timeouts,
-    console_path: &Path,
-    session: Session,
-    mut on_event: F,
-) -> Result<QemuRun, HarnessError>
-where
-    F: FnMut(&Session, &SessionEvent),
-{
-    let log = File::create(console_path).map_err(|source| HarnessError::Write {
-        path: console_path.to_path_buf(),
-        source,
-    })?;
-    let started = Instant::now();
+    log: File,
+) -> Result<(Child, Receiver<ReaderMsg>, Receiver<String>), HarnessError> {
     let mut child = Command::new(&command.program)
         .args(&command.args)
         .current_dir(&command.cwd)
@@ -334,7 +395,46 @@ where
     if let Some(err) = child.stderr.take() {
         thread::spawn(move || read_stderr(err, err_tx));
     }
+    Ok((child, rx, err_rx))
+}
 
+/// QEMU closes its console when it exits: unless it timed out or exited,
+/// give it the grace period to do so, then kill its process group (which
+/// also ends anything it left). Returns its exit status.
+fn shut_down(child: &mut Child, pumped: &Pumped, grace: Duration) -> Option<ExitStatus> {
+    let mut exited = pumped.exited;
+    if exited.is_none() && pumped.timed_out.is_none() {
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    exited = Some(status);
+                    break;
+                }
+                Ok(None) => thread::sleep(Duration::from_millis(10)),
+                Err(_) => break,
+            }
+        }
+    }
+    kill_group(child);
+    exited.or_else(|| child.wait().ok())
+}
+
+/// Runs QEMU: streams its console to `console_path` and `session`, calling
+/// `on_event` for each session event as it happens.
+pub fn run<F>(
+    command: &QemuCommand,
+    timeouts: Timeouts,
+    console_path: &Path,
+    session: Session,
+    mut on_event: F,
+) -> Result<QemuRun, HarnessError>
+where
+    F: FnMut(&Session, &SessionEvent),
+{
+    let log = crate::fsx::create(console_path)?;
+    let started = Instant::now();
+    let (mut child, rx, err_rx) = spawn(command, log)?;
     let mut state = Loop {
         session,
         on_event: &mut on_event,
@@ -347,88 +447,22 @@ where
         console_error: None,
         eof: false,
     };
-    let mut exited: Option<ExitStatus> = None;
-    let mut drain_until: Option<Instant> = None;
-    let mut timed_out: Option<Phase> = None;
-    while !state.eof {
-        let now = Instant::now();
-        if now >= state.deadline {
-            state.drain_ready(&rx);
-            if state.eof || Instant::now() < state.deadline {
-                continue;
-            }
-            timed_out = Some(state.phase);
-            break;
-        }
-        if drain_until.is_some_and(|t| now >= t) {
-            break;
-        }
-        let mut wait = (state.deadline - now).min(POLL);
-        if let Some(t) = drain_until {
-            wait = wait.min(t.saturating_duration_since(now));
-        }
-        match rx.recv_timeout(wait) {
-            Ok(msg) => state.handle(msg),
-            Err(RecvTimeoutError::Timeout) => {
-                if exited.is_none() {
-                    if let Ok(Some(status)) = child.try_wait() {
-                        exited = Some(status);
-                        drain_until = Some(Instant::now() + DRAIN);
-                    }
-                }
-            }
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-    }
+    let pumped = state.pump(&mut child, &rx);
     let ended = Instant::now();
-    let running_at_timeout = state.session.running();
-
-    // QEMU closes its console when it exits: give it the grace period to do
-    // so, then kill its process group (which also ends anything it left).
-    if exited.is_none() && timed_out.is_none() {
-        let deadline = Instant::now() + timeouts.grace;
-        while Instant::now() < deadline {
-            match child.try_wait() {
-                Ok(Some(status)) => {
-                    exited = Some(status);
-                    break;
-                }
-                Ok(None) => thread::sleep(Duration::from_millis(10)),
-                Err(_) => break,
-            }
-        }
-    }
-    kill_group(&child);
-    let status = match exited {
-        Some(status) => Some(status),
-        None => child.wait().ok(),
-    };
-    // What the console printed before the kill still counts.
-    let drain_deadline = Instant::now() + Duration::from_secs(2);
-    while !state.eof {
-        let left = drain_deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(msg) => state.handle(msg),
-            Err(_) => break,
-        }
-    }
+    let running = state.session.running();
+    let status = shut_down(&mut child, &pumped, timeouts.grace);
+    state.drain_rest(&rx, Duration::from_secs(2));
     let stderr = err_rx
         .recv_timeout(Duration::from_secs(2))
         .unwrap_or_default();
 
-    let end = match timed_out {
-        Some(Phase::Boot) => RunEnd::BootTimeout,
-        Some(Phase::Tests) => RunEnd::TestTimeout,
-        Some(Phase::Ending | Phase::Dying) => RunEnd::KilledAfterGrace,
-        None => RunEnd::Exited,
-    };
+    let end = pumped.end();
     let boot_duration = state.ktap_at.map(|t| t - state.started);
     let test_duration = match (state.ktap_at, state.sentinel_at) {
         (Some(start), Some(end)) => Some(end - start),
         (Some(start), None) => Some(ended - start),
         _ => None,
     };
-    let last_line = state.session.last_line().map(str::to_string);
     let console_error = state.console_error.take();
     Ok(QemuRun {
         end,
@@ -437,11 +471,7 @@ where
         stderr,
         boot_duration,
         test_duration,
-        running_at_timeout: match end {
-            RunEnd::TestTimeout => running_at_timeout,
-            _ => None,
-        },
-        last_line,
+        running_at_timeout: running.filter(|_| end == RunEnd::TestTimeout),
         console_error,
     })
 }

@@ -7,101 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::HarnessError;
 use crate::ktap::{Counts, Status, TestNode};
-use crate::session::SessionOutcome;
-
-/// Why the boot ended (`exit_reason` in results.json).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ExitReason {
-    /// The end sentinel came: the tests ran to their end.
-    Completed,
-    BootTimeout,
-    TestTimeout,
-    KernelPanic,
-    /// The console ended without the end sentinel.
-    MissingSentinel,
-    /// The sentinel came, but no KTAP before it.
-    NoKtap,
-    /// The KTAP holds no test result (e.g. `1..0`).
-    NoTests,
-    /// A test the manifest names for this arch is absent or skipped.
-    MissingTests,
-    QemuNotFound,
-    ImageMissing,
-    /// QEMU could not be started.
-    QemuFailed,
-    /// The console could not be read or recorded.
-    ConsoleError,
-}
-
-impl ExitReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExitReason::Completed => "completed",
-            ExitReason::BootTimeout => "boot-timeout",
-            ExitReason::TestTimeout => "test-timeout",
-            ExitReason::KernelPanic => "kernel-panic",
-            ExitReason::MissingSentinel => "missing-sentinel",
-            ExitReason::NoKtap => "no-ktap",
-            ExitReason::NoTests => "no-tests",
-            ExitReason::MissingTests => "missing-tests",
-            ExitReason::QemuNotFound => "qemu-not-found",
-            ExitReason::ImageMissing => "image-missing",
-            ExitReason::QemuFailed => "qemu-failed",
-            ExitReason::ConsoleError => "console-error",
-        }
-    }
-}
-
-/// A failure of the boot itself rather than of a test (exit code 2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InfraFailure {
-    pub kind: ExitReason,
-    pub message: String,
-}
-
-impl InfraFailure {
-    pub fn new(kind: ExitReason, message: impl Into<String>) -> InfraFailure {
-        InfraFailure {
-            kind,
-            message: message.into(),
-        }
-    }
-
-    /// What the console alone says went wrong: a panic, a missing sentinel,
-    /// or a sentinel without KTAP.
-    pub fn from_console(outcome: &SessionOutcome) -> Option<InfraFailure> {
-        if let Some((line, mark)) = &outcome.panic {
-            return Some(InfraFailure::new(
-                ExitReason::KernelPanic,
-                format!("kernel panic (console.log line {}): {line}", mark.line),
-            ));
-        }
-        if outcome.sentinel.is_none() {
-            let what = if outcome.ktap_started {
-                "the console ends before the end sentinel `# rust-qemu: end exit=N`".to_string()
-            } else {
-                "the console ends before the tests started \
-                 (no `rust-tests: KTAP version 1` line) and without the end sentinel"
-                    .to_string()
-            };
-            return Some(InfraFailure::new(
-                ExitReason::MissingSentinel,
-                format!("missing end sentinel: {what}{}", outcome.last_line_note()),
-            ));
-        }
-        if !outcome.ktap_started {
-            let exit = outcome
-                .runner_exit
-                .map_or("unknown".to_string(), |c| c.to_string());
-            return Some(InfraFailure::new(
-                ExitReason::NoKtap,
-                format!("the runner printed no KTAP before the end sentinel (runner exit {exit})"),
-            ));
-        }
-        None
-    }
-}
+use crate::verdict::{ExitReason, InfraFailure, Verdict};
 
 /// Host facts recorded with each run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -126,26 +32,6 @@ impl HostInfo {
 fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
     let mut fields = text.split_whitespace().map(|f| f.parse::<f64>().ok());
     Some([fields.next()??, fields.next()??, fields.next()??])
-}
-
-/// Overall verdict of one arch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    Pass,
-    Fail,
-    InfrastructureFailure,
-}
-
-impl Verdict {
-    /// Exit code, as tuxrun: 0 pass, 1 test failures, 2 infrastructure.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Verdict::Pass => 0,
-            Verdict::Fail => 1,
-            Verdict::InfrastructureFailure => 2,
-        }
-    }
 }
 
 /// Contents of `<results-dir>/<arch>/results.json`.
@@ -263,17 +149,11 @@ impl ArchResult {
     pub fn write_json(&self, path: &Path) -> Result<(), HarnessError> {
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        std::fs::write(path, text).map_err(|source| HarnessError::Write {
-            path: path.to_path_buf(),
-            source,
-        })
+        crate::fsx::write(path, &text)
     }
 
     pub fn read_json(path: &Path) -> Result<ArchResult, HarnessError> {
-        let text = std::fs::read_to_string(path).map_err(|source| HarnessError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::fsx::read_to_string(path)?;
         serde_json::from_str(&text).map_err(|source| HarnessError::ResultsFile {
             path: path.to_path_buf(),
             source,
@@ -395,8 +275,6 @@ mod tests {
     use super::*;
     use crate::ktap::parse_str;
 
-    use crate::session::outcome_of as outcome;
-
     #[test]
     fn final_line_format() {
         let mut c = Counts {
@@ -444,38 +322,6 @@ mod tests {
             r.infra_line().as_deref(),
             Some("x86_64: infrastructure failure (boot-timeout): boot timeout")
         );
-    }
-
-    #[test]
-    fn infra_from_console() {
-        let o = outcome("[ 1.0] Run /sbin/init as init process\n");
-        let f = InfraFailure::from_console(&o).expect("missing sentinel");
-        assert_eq!(f.kind, ExitReason::MissingSentinel);
-        assert!(
-            f.message.contains("before the tests started"),
-            "{}",
-            f.message
-        );
-        assert!(f.message.contains("Run /sbin/init"), "{}", f.message);
-
-        let o = outcome("[ 1.0] Kernel panic - not syncing: VFS: Unable to mount root fs\n");
-        let f = InfraFailure::from_console(&o).expect("panic");
-        assert_eq!(f.kind, ExitReason::KernelPanic);
-        assert_eq!(
-            f.message,
-            "kernel panic (console.log line 1): Kernel panic - not syncing: VFS: Unable to mount root fs"
-        );
-
-        let o = outcome("[ 1.0] rust-tests: # rust-qemu: end exit=127\n");
-        let f = InfraFailure::from_console(&o).expect("no ktap");
-        assert_eq!(f.kind, ExitReason::NoKtap);
-        assert!(f.message.contains("127"));
-
-        let o = outcome(
-            "[ 1.0] rust-tests: KTAP version 1\n[ 1.0] rust-tests: 1..0\n\
-             [ 1.1] rust-tests: # rust-qemu: end exit=0\n",
-        );
-        assert_eq!(InfraFailure::from_console(&o), None);
     }
 
     #[test]
