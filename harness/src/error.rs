@@ -24,6 +24,8 @@ pub enum HarnessError {
     },
     #[error("{origin}: {message}")]
     ArchTable { origin: String, message: String },
+    #[error("{origin}: {message}")]
+    ManifestLine { origin: String, message: String },
     #[error("the boot command of {defconfig}: {message}")]
     BoardCommand { defconfig: String, message: String },
     #[error("unknown arch '{name}' (known: {known})")]

@@ -81,6 +81,43 @@ pub struct ManifestTest {
     pub arches: Arches,
 }
 
+/// The runner's rules for a test's lines (its group), checked line by line.
+#[derive(Debug, Default)]
+struct Shape {
+    /// Every test seen, and the current one's name and first action.
+    seen: Vec<String>,
+    first_action: String,
+    /// The line just checked is its test's first.
+    first: bool,
+}
+
+impl Shape {
+    fn check(&mut self, name: &str, action: &str) -> Result<(), String> {
+        self.first = self.seen.last().map(String::as_str) != Some(name);
+        if self.first {
+            if self.seen.iter().any(|s| s == name) {
+                return Err(format!(
+                    "a test's lines must be together (it has lines above): {name}"
+                ));
+            }
+            self.seen.push(name.to_string());
+            self.first_action = action.to_string();
+            return Ok(());
+        }
+        let first = self.first_action.as_str();
+        if action == "arch" {
+            return Err(format!("arch must be the first line of its test: {name}"));
+        }
+        if first == "kunit" || action == "kunit" {
+            return Err(format!("kunit must be alone in its test: {name}"));
+        }
+        if (first == "config") != (action == "config") {
+            return Err(format!("config lines form a test of their own: {name}"));
+        }
+        Ok(())
+    }
+}
+
 /// The tests a manifest names, in order, and its inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Manifest {
@@ -94,42 +131,55 @@ pub struct Manifest {
 impl Manifest {
     /// Reads the tests of a manifest text; `path` names it in messages.
     /// `include` lines are left out (see [`Manifest::load`]).
-    pub fn parse(text: &str, path: &Path) -> Manifest {
+    pub fn parse(text: &str, path: &Path) -> Result<Manifest, HarnessError> {
         let mut manifest = Manifest {
             path: path.to_path_buf(),
             tests: Vec::new(),
             kernel_args: Vec::new(),
         };
-        for line in text.lines() {
-            manifest.add_line(line);
+        let mut shape = Shape::default();
+        for (number, line) in text.lines().enumerate() {
+            manifest
+                .add_line(line, &mut shape)
+                .map_err(|message| HarnessError::ManifestLine {
+                    origin: format!("{}:{}", path.display(), number + 1),
+                    message,
+                })?;
         }
-        manifest
+        Ok(manifest)
     }
 
-    /// One line: a check of a test (its `arch` and `cmdline` noted).
-    fn add_line(&mut self, line: &str) {
+    /// One line: a check of a test (its `arch` and `cmdline` noted), as
+    /// the runner's grammar has it (manifest.c): a test's lines together,
+    /// `arch` only first, `kunit` alone, `config` with `config` only.
+    fn add_line(&mut self, line: &str, shape: &mut Shape) -> Result<(), String> {
         let mut fields = line.split_whitespace();
         let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
-            return;
+            return match line.trim_start().starts_with('#') || line.trim().is_empty() {
+                true => Ok(()),
+                false => Err("not '<test> <action> [argument]'".to_string()),
+            };
         };
-        if name.starts_with('#') || name == INCLUDE {
-            return;
+        if name.starts_with('#') {
+            return Ok(());
         }
+        if name == INCLUDE {
+            return Err("include must start its line".to_string());
+        }
+        shape.check(name, action)?;
         if action == "cmdline" {
             self.kernel_args.extend(fields.next().map(str::to_string));
         }
-        let arches = (action == "arch").then(|| Arches::parse(fields.next().unwrap_or("")));
-        match self.tests.iter_mut().find(|t| t.name == name) {
-            Some(test) => {
-                if let Some(arches) = arches {
-                    test.arches = arches;
-                }
-            }
-            None => self.tests.push(ManifestTest {
+        if shape.first {
+            self.tests.push(ManifestTest {
                 name: name.to_string(),
-                arches: arches.unwrap_or(Arches::All),
-            }),
+                arches: match action {
+                    "arch" => Arches::parse(fields.next().unwrap_or("")),
+                    _ => Arches::All,
+                },
+            });
         }
+        Ok(())
     }
 
     /// Reads a manifest file and, as the runner does, the files of the
@@ -137,16 +187,17 @@ impl Manifest {
     /// directory, in name order, dot files and `~` backups left out; a
     /// missing directory has none).
     pub fn load(path: &Path) -> Result<Manifest, HarnessError> {
-        let mut manifest = Manifest::parse("", path);
-        manifest.load_file(path)?;
+        let mut manifest = Manifest::parse("", path)?;
+        let mut shape = Shape::default();
+        manifest.load_file(path, &mut shape)?;
         Ok(manifest)
     }
 
-    fn load_file(&mut self, path: &Path) -> Result<(), HarnessError> {
+    fn load_file(&mut self, path: &Path, shape: &mut Shape) -> Result<(), HarnessError> {
         let text = crate::fsx::read_to_string(path)?;
-        for line in text.lines() {
-            let mut fields = line.split_whitespace();
-            if fields.next() == Some(INCLUDE) {
+        for (number, line) in text.lines().enumerate() {
+            let mut fields = line.split(char::is_whitespace).filter(|f| !f.is_empty());
+            if line.starts_with(INCLUDE) && fields.next() == Some(INCLUDE) {
                 let dir = path
                     .parent()
                     .unwrap_or(Path::new("."))
@@ -156,10 +207,14 @@ impl Manifest {
                     source,
                 })?;
                 for file in files {
-                    self.load_file(&file)?;
+                    self.load_file(&file, shape)?;
                 }
             } else {
-                self.add_line(line);
+                self.add_line(line, shape)
+                    .map_err(|message| HarnessError::ManifestLine {
+                        origin: format!("{}:{}", path.display(), number + 1),
+                        message,
+                    })?;
             }
         }
         Ok(())
@@ -208,7 +263,7 @@ rust_platform@override\tarch\tx86_64=pcspkr,loongarch64=100d0100.rtc\n\
 rust_platform@override\tload\n";
 
     fn manifest() -> Manifest {
-        Manifest::parse(MANIFEST, Path::new("manifest"))
+        Manifest::parse(MANIFEST, Path::new("manifest")).expect("valid")
     }
 
     #[test]
@@ -231,14 +286,16 @@ rust_platform@override\tload\n";
         let m = Manifest::parse(
             "a\tcmdline\ta.x=1\na\tbootlog\ta: x 1\nb\tcmdline\tb.s=\u{1f980}\n",
             Path::new("m"),
-        );
+        )
+        .expect("valid");
         assert_eq!(m.kernel_args, ["a.x=1", "b.s=\u{1f980}"]);
         assert_eq!(m.expected_on("x86_64"), ["a", "b"]);
     }
 
     #[test]
     fn excluded_arches() {
-        let m = Manifest::parse("a\tarch\t!armv7l,um\na\tload\nb\tload\n", Path::new("m"));
+        let m = Manifest::parse("a\tarch\t!armv7l,um\na\tload\nb\tload\n", Path::new("m"))
+            .expect("valid");
         assert_eq!(m.expected_on("x86_64"), ["a", "b"]);
         assert_eq!(m.expected_on("armv7"), ["a", "b"]);
         assert_eq!(m.expected_on("armv7l"), ["b"]);
@@ -259,6 +316,49 @@ rust_platform@override\tload\n";
         std::fs::remove_dir_all(&dir).expect("clean up");
         assert_eq!(m.expected_on("x86_64"), ["a", "b", "c", "z"]);
         assert_eq!(m.expected_on("riscv64"), ["a", "b", "z"]);
+    }
+
+    /// The runner's grammar (package/rust-tests/src/manifest.c) and this
+    /// reader agree on the shared fixture: the tests per machine and the
+    /// kernel command-line words of `expected`, and every file of
+    /// `invalid/` refused (the runner's unit tests read the same files).
+    #[test]
+    fn conformance_with_the_runner() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("package/rust-tests/src/testdata/conformance");
+        let m = Manifest::load(&dir.join("manifest")).expect("the fixture loads");
+        let expected = std::fs::read_to_string(dir.join("expected")).expect("expected");
+        let mut sections: Vec<(String, Vec<&str>, Vec<&str>)> = Vec::new();
+        for line in expected.lines().filter(|l| !l.starts_with('#')) {
+            if let Some(machine) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                sections.push((machine.to_string(), Vec::new(), Vec::new()));
+            } else if let Some(section) = sections.last_mut() {
+                match line.split_once(' ') {
+                    Some(("test", name)) => section.1.push(name),
+                    Some(("cmdline", word)) => section.2.push(word),
+                    _ => {}
+                }
+            }
+        }
+        assert!(sections.len() > 2, "{expected}");
+        for (machine, tests, words) in &sections {
+            if machine == "all" {
+                let all: Vec<&str> = m.tests.iter().map(|t| t.name.as_str()).collect();
+                assert_eq!(&all, tests, "all tests");
+                assert_eq!(&m.kernel_args, words, "kernel arguments");
+            } else {
+                assert_eq!(&m.expected_on(machine), tests, "on {machine}");
+            }
+        }
+        let invalid = std::fs::read_dir(dir.join("invalid")).expect("invalid/");
+        let mut refused = 0;
+        for entry in invalid {
+            let path = entry.expect("entry").path();
+            assert!(Manifest::load(&path).is_err(), "{} loads", path.display());
+            refused += 1;
+        }
+        assert!(refused > 2);
     }
 
     #[test]

@@ -306,7 +306,7 @@ mod tests {
     use crate::session::outcome_of as outcome;
 
     fn manifest() -> Manifest {
-        Manifest::parse("a\tload\n", Path::new("m"))
+        Manifest::parse("a\tload\n", Path::new("m")).expect("valid")
     }
 
     const PASSED: &str = "rust-tests: KTAP version 1\nrust-tests: 1..1\nrust-tests: ok 1 a\n\
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn empty_and_partial_runs_fail() {
-        let m = Manifest::parse("a\tload\nb\tload\n", Path::new("manifest"));
+        let m = Manifest::parse("a\tload\nb\tload\n", Path::new("manifest")).expect("valid");
         let empty = parse_str("KTAP version 1\n1..0\n");
         let kind = |tests: &[TestNode]| manifest_failure(&m, "x86_64", tests).map(|f| f.kind);
         assert_eq!(kind(&empty.tests), Some(ExitReason::NoTests));

@@ -23,12 +23,21 @@ RUST_TESTS_MAKE_OPTS = CC32=arm-linux-gnueabihf-gcc-12
 RUST_TESTS_BIN_ARCH_EXCLUDE = /usr/libexec/rust-tests
 endif
 
+# The runner, and its manifest reader for the build host (manifest-list)
 define RUST_TESTS_BUILD_CMDS
 	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) $(TARGET_CONFIGURE_OPTS) $(RUST_TESTS_MAKE_OPTS)
+	$(HOST_MAKE_ENV) $(MAKE) -C $(@D) HOSTCC="$(HOSTCC)" manifest-list
 endef
 
 define RUST_TESTS_INSTALL_TARGET_CMDS
 	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) DESTDIR=$(TARGET_DIR) $(RUST_TESTS_MAKE_OPTS) install
 endef
+
+# Once every package has installed: the modules the boot tests load
+# (this manifest and the drop-ins of other packages) are in the target.
+define RUST_TESTS_CHECK_MODULES
+	$(RUST_TESTS_PKGDIR)/check-modules.sh $(TARGET_DIR) $(RUST_TESTS_DIR)/manifest-list
+endef
+RUST_TESTS_TARGET_FINALIZE_HOOKS += RUST_TESTS_CHECK_MODULES
 
 $(eval $(generic-package))

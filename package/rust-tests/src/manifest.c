@@ -157,19 +157,84 @@ static int load_file(const char *path, struct manifest *m)
 			rc = -1;
 			break;
 		}
+		snprintf(c.origin, sizeof(c.origin), "%.150s:%d", path, number);
 		rc = add_check(m, &c);
 	}
 	fclose(f);
 	return rc;
 }
 
+/* Why the test (group) from start to end is malformed, or NULL. */
+static const char *group_error(const struct manifest *m, size_t start, size_t end, size_t *at)
+{
+	enum action first = m->checks[start].action;
+
+	for (size_t i = 0; i < start; i++) {
+		*at = start;
+		if (strcmp(m->checks[i].test, m->checks[start].test) == 0)
+			return "a test's lines must be together (it has lines above)";
+	}
+	for (*at = start + 1; *at < end; (*at)++) {
+		enum action a = m->checks[*at].action;
+
+		if (a == ACTION_ARCH)
+			return "arch must be the first line of its test";
+		if (first == ACTION_KUNIT || a == ACTION_KUNIT)
+			return "kunit must be alone in its test";
+		if ((first == ACTION_CONFIG) != (a == ACTION_CONFIG))
+			return "config lines form a test of their own";
+	}
+	return NULL;
+}
+
 int manifest_load(const char *path, struct manifest *m)
 {
 	memset(m, 0, sizeof(*m));
-	if (load_file(path, m) == 0)
-		return 0;
-	manifest_free(m);
-	return -1;
+	if (load_file(path, m) < 0) {
+		manifest_free(m);
+		return -1;
+	}
+	for (size_t s = 0, e, at; s < m->count; s = e) {
+		const char *error;
+
+		e = manifest_group_end(m, s);
+		error = group_error(m, s, e, &at);
+		if (error) {
+			fprintf(stderr, "%s: %s: %s\n", m->checks[at].origin, error, m->checks[at].test);
+			manifest_free(m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void manifest_list(const struct manifest *m, const char *machine, FILE *out)
+{
+	char value[256];
+
+	for (size_t s = 0, e; s < m->count; s = e) {
+		e = manifest_group_end(m, s);
+		if (machine && !manifest_group_on(m, s, machine, value, sizeof(value)))
+			continue;
+		fprintf(out, "test %s\n", m->checks[s].test);
+		for (size_t i = s; i < e; i++) {
+			const struct check *c = &m->checks[i];
+
+			if (c->action == ACTION_LOAD || c->action == ACTION_CYCLE)
+				fprintf(out, "module %.*s\n", (int)strcspn(c->test, "@"), c->test);
+			else if (c->action == ACTION_CMDLINE)
+				fprintf(out, "cmdline %s\n", c->arg);
+		}
+	}
+}
+
+bool manifest_group_on(const struct manifest *m, size_t start, const char *machine,
+		       char *value, size_t size)
+{
+	const struct check *first = &m->checks[start];
+
+	snprintf(value, size, "%s", "");
+	return first->action != ACTION_ARCH || machine_listed(first->arg, machine, value, size);
 }
 
 size_t manifest_group_end(const struct manifest *m, size_t start)

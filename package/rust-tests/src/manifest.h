@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum action {
 	ACTION_KUNIT,	/* kunit SUITE: the suite's debugfs results (alone in its test) */
@@ -30,6 +31,7 @@ struct check {
 	char test[128];		/* "<module>" or "<module>@<variant>" */
 	enum action action;
 	char arg[512];
+	char origin[176];	/* "<file>:<line>", for messages */
 };
 
 struct manifest {
@@ -39,10 +41,27 @@ struct manifest {
 
 /*
  * Parse a manifest file, and the files of the directories its "include DIR"
- * lines name (relative to its own directory; name order; a missing one is
- * empty); prints the offending line and returns -1 on error.
+ * lines name ("include" at the start of the line; relative to its own
+ * directory; name order; a missing one is empty), then check the shape of
+ * its tests: a test's lines are consecutive, "arch" only first in its test,
+ * "kunit" alone in its test, "config" only with "config". Prints the
+ * offending line and returns -1 on error. The one grammar of the manifest:
+ * the harness's reader must agree with it on testdata/conformance/.
  */
 int manifest_load(const char *path, struct manifest *m);
+/*
+ * Whether the test (group) at start runs on machine (its "arch" line, if
+ * any); its value for "{}" (or "") in value[size].
+ */
+bool manifest_group_on(const struct manifest *m, size_t start, const char *machine,
+		       char *value, size_t size);
+/*
+ * The manifest as lines (manifest-list, testdata/conformance/expected):
+ * "test NAME" per top-level test that runs on machine (NULL: every test),
+ * then "module NAME" for each of its lines that loads its module and
+ * "cmdline WORD" for each word it expects on the kernel command line.
+ */
+void manifest_list(const struct manifest *m, const char *machine, FILE *out);
 /* Parse one line; 0 if a check, 1 if blank or comment, -1 if invalid. */
 int manifest_parse_line(const char *line, struct check *c);
 /* Why a parsed check's argument is invalid for its action, or NULL. */

@@ -4,6 +4,7 @@
 #include "manifest.h"
 #include "params.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,71 @@ static void test_manifest_include(void)
 	EXPECT(system(path) == 0);
 }
 
+/* The manifest grammar's conformance fixture (testdata/conformance/): the
+ * reading of manifest is expected's, every file of invalid/ is refused. The
+ * harness's tests read the same files. */
+static void test_conformance(void)
+{
+	const char *dir = "testdata/conformance";
+	char path[256], section[64] = "", line[512], *got = NULL, *want = NULL;
+	size_t got_size = 0, want_len = 0;
+	struct manifest m;
+	FILE *expected, *out = NULL;
+	struct dirent **names;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/manifest", dir);
+	EXPECT(manifest_load(path, &m) == 0);
+	snprintf(path, sizeof(path), "%s/expected", dir);
+	expected = fopen(path, "r");
+	EXPECT(expected != NULL);
+	/* each "[machine]" section against manifest_list()'s lines */
+	want = calloc(1, 1 << 16);
+	while (expected && want) {
+		bool end = !fgets(line, sizeof(line), expected);
+
+		if (line[0] == '#' && !end)
+			continue;
+		if ((end || line[0] == '[') && section[0]) {
+			out = open_memstream(&got, &got_size);
+			manifest_list(&m, strcmp(section, "all") ? section : NULL, out);
+			fclose(out);
+			EXPECT(strcmp(got, want) == 0);
+			if (strcmp(got, want) != 0)
+				fprintf(stderr, "[%s]: got\n%s\nexpected\n%s\n", section, got, want);
+			free(got);
+			got = NULL;
+		}
+		if (end)
+			break;
+		if (line[0] == '[') {
+			snprintf(section, sizeof(section), "%.*s", (int)strcspn(line + 1, "]"), line + 1);
+			want_len = 0;
+			want[0] = '\0';
+		} else if (want_len + strlen(line) < (1 << 16)) {
+			strcpy(want + want_len, line);
+			want_len += strlen(line);
+		}
+	}
+	EXPECT(section[0] != '\0');
+	free(want);
+	if (expected)
+		fclose(expected);
+	manifest_free(&m);
+
+	snprintf(path, sizeof(path), "%s/invalid", dir);
+	n = scandir(path, &names, NULL, alphasort);
+	EXPECT(n > 2);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/invalid/%.64s", dir, names[i]->d_name);
+			EXPECT(manifest_load(path, &m) == -1 && m.count == 0);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
 int main(void)
 {
 	struct manifest m;
@@ -179,6 +245,7 @@ int main(void)
 	test_manifest_lines();
 	test_manifest_groups();
 	test_manifest_include();
+	test_conformance();
 	test_manifest_arguments();
 	test_kmsg();
 	test_params_decode();

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Every module the boot tests load must be in the target's /lib/modules: a
+# sample the kernel configuration lost, or a module package that installed
+# nothing, stops the build here, naming it, not the boot tests after a
+# boot. The manifest (with the files of manifest.d/ other packages
+# installed) is read by the runner's own parser, built for the build host.
+# Usage: check-modules.sh TARGET_DIR MANIFEST_LIST
+set -eu
+
+target=$1
+list=$2
+manifest=$target/usr/share/rust-tests/manifest
+modules=$("$list" "$manifest" | sed -n 's/^module //p' | sort -u) ||
+	{ echo "rust-tests: $manifest is not a valid manifest (above)" >&2; exit 1; }
+missing=
+for module in $modules; do
+	if [ -z "$(find "$target/lib/modules" -name "$module.ko*" 2>/dev/null)" ]; then
+		missing="$missing $module"
+	fi
+done
+if [ -n "$missing" ]; then
+	echo "rust-tests: the boot tests load modules this image does not have:$missing" >&2
+	echo "  (their samples' CONFIG_SAMPLE_RUST_* in the kernel configuration, or their packages)" >&2
+	exit 1
+fi
+echo "rust-tests: every module the boot tests load is installed"
