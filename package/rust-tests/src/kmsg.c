@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "kmsg.h"
+#include "hex.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,17 +28,6 @@ int kmsg_open_at_end(void)
 int kmsg_open_at_start(void)
 {
 	return open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 bool kmsg_parse_record(const char *record, char *message, size_t size)

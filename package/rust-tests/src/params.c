@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "params.h"
+#include "hex.h"
 #include "module.h"
 
 #include <errno.h>
@@ -17,21 +18,12 @@
 static const char *const readable[] = { "my_i32", "my_str", "my_usize" };
 #define READABLE (sizeof(readable) / sizeof(readable[0]))
 
-struct outcome {
+struct load_state {
 	int err;		/* of the load or the sysfs write: 0 or an errno */
 	bool half_loaded;	/* the load failed, yet /sys/module/<module> exists */
 	char values[READABLE][VALUE_MAX + 1];
 	int lengths[READABLE];
 };
-
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
 
 int params_decode(const char *arg, char *out, size_t size)
 {
@@ -41,8 +33,8 @@ int params_decode(const char *arg, char *out, size_t size)
 		char c = *p, rc;
 		int n = 1, rn, used = 0;
 
-		if (p[0] == '\\' && p[1] == 'x' && hex(p[2]) >= 0 && hex(p[3]) >= 0) {
-			c = (char)(hex(p[2]) << 4 | hex(p[3]));
+		if (p[0] == '\\' && p[1] == 'x' && hex_digit(p[2]) >= 0 && hex_digit(p[3]) >= 0) {
+			c = (char)(hex_digit(p[2]) << 4 | hex_digit(p[3]));
 			p += 3;
 		} else if (p[0] == '\\' && p[1] == '\\') {
 			p++;
@@ -76,7 +68,7 @@ static int read_param(const char *module, const char *name, char *buf)
 	return n;
 }
 
-static void read_params(const char *module, struct outcome *o)
+static void read_params(const char *module, struct load_state *o)
 {
 	for (size_t i = 0; i < READABLE; i++)
 		o->lengths[i] = read_param(module, readable[i], o->values[i]);
@@ -118,7 +110,7 @@ static bool unload(const char *module, char *seen, size_t size)
 }
 
 /* Load module with params, note the outcome and the values, unload it. */
-static bool load_outcome(const char *module, const char *params, struct outcome *o,
+static bool load_outcome(const char *module, const char *params, struct load_state *o,
 			 char *seen, size_t size)
 {
 	memset(o, 0, sizeof(*o));
@@ -134,7 +126,7 @@ static bool load_outcome(const char *module, const char *params, struct outcome 
 }
 
 /* "refused: <errno>" or "loaded: my_i32=..., ..." (values escaped, shortened). */
-static void describe(const struct outcome *o, const char *what, char *out, size_t size)
+static void describe(const struct load_state *o, const char *what, char *out, size_t size)
 {
 	size_t len;
 
@@ -156,7 +148,7 @@ static void describe(const struct outcome *o, const char *what, char *out, size_
 	}
 }
 
-static bool same(const struct outcome *a, const struct outcome *b)
+static bool same(const struct load_state *a, const struct load_state *b)
 {
 	if (a->err != b->err || a->half_loaded || b->half_loaded)
 		return false;
@@ -167,7 +159,7 @@ static bool same(const struct outcome *a, const struct outcome *b)
 	return true;
 }
 
-static bool compare(const struct outcome *c, const struct outcome *rust, const char *what,
+static bool compare(const struct load_state *c, const struct load_state *rust, const char *what,
 		    char *expected, char *seen, size_t size)
 {
 	char desc[400];
@@ -181,7 +173,7 @@ static bool compare(const struct outcome *c, const struct outcome *rust, const c
 
 bool check_param_twin(const char *args, char *expected, char *seen, size_t size)
 {
-	static struct outcome c, rust;
+	static struct load_state c, rust;
 	static char params[8192];
 
 	if (params_decode(args, params, sizeof(params)) < 0) {
@@ -196,7 +188,7 @@ bool check_param_twin(const char *args, char *expected, char *seen, size_t size)
 
 /* Load module with its defaults, write value to name, note the outcome, unload it. */
 static bool write_outcome(const char *module, const char *name, const char *value, int len,
-			  struct outcome *o, char *seen, size_t size)
+			  struct load_state *o, char *seen, size_t size)
 {
 	int err;
 
@@ -215,7 +207,7 @@ static bool write_outcome(const char *module, const char *name, const char *valu
 
 bool check_param_write_twin(const char *args, char *expected, char *seen, size_t size)
 {
-	static struct outcome c, rust;
+	static struct load_state c, rust;
 	static char value[8192];
 	char name[64];
 	int n = 0, len;

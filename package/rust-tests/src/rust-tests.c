@@ -52,10 +52,58 @@ static void diag(int depth, const char *expected, const char *seen)
 	ktap_line(depth, "# seen: %s", seen);
 }
 
+/*
+ * What one check of a module group found: ok; else what was expected and
+ * what was seen; or a KTAP "SKIP ..." reason. The actions fill it, and
+ * report() alone prints it, as every result line of the runner.
+ */
+struct outcome {
+	bool ok;
+	char skip[600];
+	char expected[800];	/* as large as seen: check_run() fills both */
+	char seen[800];
+};
+
+static void fail(struct outcome *o, const char *expected, const char *seen)
+{
+	o->ok = false;
+	snprintf(o->expected, sizeof(o->expected), "%s", expected);
+	snprintf(o->seen, sizeof(o->seen), "%s", seen);
+}
+
+/* Prints one KTAP result line and, if it failed, what was expected and seen. */
+static bool report(int depth, int number, const char *name, const struct outcome *o)
+{
+	ktap_result(depth, o->ok, number, name, o->skip[0] ? o->skip : NULL);
+	if (!o->ok && (o->expected[0] || o->seen[0]))
+		diag(depth, o->expected, o->seen);
+	return o->ok;
+}
+
+/* An outcome of ok alone, or a SKIP with its reason. */
+static struct outcome passed(const char *skip)
+{
+	struct outcome o = { .ok = true };
+
+	snprintf(o.skip, sizeof(o.skip), "%s", skip ? skip : "");
+	return o;
+}
+
+/* A failure, or (with NULL) a result that is what its subtests made it. */
+static struct outcome result(bool ok, const char *expected, const char *seen)
+{
+	struct outcome o = { .ok = ok };
+
+	if (!ok && expected)
+		fail(&o, expected, seen);
+	return o;
+}
+
 /* Run argv; its exit status, and its first output line in out. */
 static int run(char *const argv[], char *out, size_t size)
 {
 	int pipefd[2], status;
+	char rest[256];
 	pid_t pid;
 	ssize_t n;
 
@@ -63,8 +111,11 @@ static int run(char *const argv[], char *out, size_t size)
 	if (pipe(pipefd) < 0)
 		return -1;
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
 		return -1;
+	}
 	if (pid == 0) {
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
@@ -76,7 +127,7 @@ static int run(char *const argv[], char *out, size_t size)
 	n = read(pipefd[0], out, size - 1);
 	out[n > 0 ? n : 0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
-	while (read(pipefd[0], &status, sizeof(status)) > 0)
+	while (read(pipefd[0], rest, sizeof(rest)) > 0)	/* the rest, unread, would block it */
 		;
 	close(pipefd[0]);
 	if (waitpid(pid, &status, 0) < 0)
@@ -168,25 +219,6 @@ static bool module_cycle(const char *module, int times, int *done, char *why, si
 		}
 	}
 	return true;
-}
-
-/*
- * What one check of a module group found: ok; else what was expected and
- * what was seen; or a KTAP "SKIP ..." reason. The actions fill it, and
- * run_check() alone reports it.
- */
-struct outcome {
-	bool ok;
-	char skip[600];
-	char expected[800];	/* as large as seen: check_run() fills both */
-	char seen[800];
-};
-
-static void fail(struct outcome *o, const char *expected, const char *seen)
-{
-	o->ok = false;
-	snprintf(o->expected, sizeof(o->expected), "%s", expected);
-	snprintf(o->seen, sizeof(o->seen), "%s", seen);
 }
 
 /*
@@ -348,8 +380,8 @@ static void (*const actions[])(struct group *, const struct check *, struct outc
 	[ACTION_CHECK] = act_check,	[ACTION_CMDLINE] = act_cmdline,
 };
 
-/* One check of a module group: runs it, prints its result, true if ok. */
-static bool run_check(struct group *g, const struct check *manifest_check, int number)
+/* One line of a module group: runs it, reports its result, true if ok. */
+static bool run_line(struct group *g, const struct check *manifest_check, int number)
 {
 	struct check expanded = *manifest_check, *c = &expanded;
 	struct outcome o = { 0 };
@@ -365,16 +397,14 @@ static bool run_check(struct group *g, const struct check *manifest_check, int n
 	}
 	name = c->action == ACTION_LOAD || c->action == ACTION_UNLOAD ?
 	       action_name(c->action) : check_name(c);
-	ktap_result(1, o.ok, number, name, o.skip[0] ? o.skip : NULL);
-	if (!o.ok)
-		diag(1, o.expected, o.seen);
-	return o.ok;
+	return report(1, number, name, &o);
 }
 
 static bool run_module_group(struct group *g, int number)
 {
 	unsigned long taint_before = taint();
 	bool ok = true, loads = false;	/* whether the test touches modules */
+	struct outcome total;
 	const char *problem;
 	int n = 0;
 
@@ -389,49 +419,46 @@ static bool run_module_group(struct group *g, int number)
 
 		if (g->load_failed && c->action != ACTION_LOAD && c->action != ACTION_CYCLE) {
 			/* The module did not load: its checks cannot run. */
-			ktap_result(1, true, ++n, check_name(c), "SKIP the module did not load");
+			struct outcome skip = passed("SKIP the module did not load");
+
+			report(1, ++n, check_name(c), &skip);
 			continue;
 		}
-		ok &= run_check(g, c, ++n);
+		ok &= run_line(g, c, ++n);
 	}
 	if (g->loaded)	/* leave nothing loaded behind */
 		module_unload(g->module);
 	if (loads) {
 		unsigned long taint_after = taint();
 		char seen[700];
-		bool clean;
+		struct outcome clean;
 
 		kmsg_read_new(g->kmsg_fd, &g->log);
 		problem = kmsg_find_problem(&g->log);
-		clean = !problem && taint_after == taint_before;
-		ktap_result(1, clean, ++n, "kernel clean (no new WARN/BUG/Oops/lockdep, taint unchanged)", NULL);
-		if (!clean) {
-			if (problem)
-				snprintf(seen, sizeof(seen), "%s", problem);
-			else
-				snprintf(seen, sizeof(seen), "taint %lu -> %lu", taint_before, taint_after);
-			diag(1, "no kernel problem reported", seen);
-		}
-		ok &= clean;
+		if (problem)
+			snprintf(seen, sizeof(seen), "%s", problem);
+		else
+			snprintf(seen, sizeof(seen), "taint %lu -> %lu", taint_before, taint_after);
+		clean = result(!problem && taint_after == taint_before, "no kernel problem reported", seen);
+		ok &= report(1, ++n, "kernel clean (no new WARN/BUG/Oops/lockdep, taint unchanged)", &clean);
 	}
-	ktap_result(0, ok, number, g->test, NULL);
-	return ok;
+	total = result(ok, NULL, NULL);
+	return report(0, number, g->test, &total);
 }
 
 /* The results of a KUnit suite from debugfs, as a subtest. */
 static bool run_kunit_group(const struct group *g, int number)
 {
 	char path[600], line[1024], last[1024] = "";
-	bool ok;
+	struct outcome o;
 	FILE *f;
 	int n = 0;
 
 	snprintf(path, sizeof(path), KUNIT_DEBUGFS "/%s/results", g->checks[0].arg);
 	f = fopen(path, "r");
 	if (!f) {
-		ktap_result(0, false, number, g->test, NULL);
-		diag(0, path, "missing: is debugfs mounted, CONFIG_KUNIT_DEBUGFS set, the suite built in?");
-		return false;
+		o = result(false, path, "missing: is debugfs mounted, CONFIG_KUNIT_DEBUGFS set, the suite built in?");
+		return report(0, number, g->test, &o);
 	}
 	/* Lines 1-2 ("KTAP version 1", "1..1") and the last (the suite's
 	 * result) belong to debugfs' own top level: keep the indented part. */
@@ -444,16 +471,14 @@ static bool run_kunit_group(const struct group *g, int number)
 		snprintf(last, sizeof(last), "%s", line);
 	}
 	fclose(f);
-	ok = strncmp(last, "ok ", 3) == 0;
-	ktap_result(0, ok, number, g->test, NULL);
-	if (!ok)
-		diag(0, "the suite passes", *last ? last : "(empty results)");
-	return ok;
+	o = result(strncmp(last, "ok ", 3) == 0, "the suite passes", *last ? last : "(empty results)");
+	return report(0, number, g->test, &o);
 }
 
 static bool run_config_group(const struct group *g, int number)
 {
 	char config[64 * 1024] = "";
+	struct outcome line;
 	bool ok = true;
 	FILE *p = popen("zcat /proc/config.gz", "r");
 
@@ -468,17 +493,14 @@ static bool run_config_group(const struct group *g, int number)
 	ktap_line(1, "1..%zu", g->count);
 	for (size_t i = 0; i < g->count; i++) {
 		char want[600];
-		bool found;
 
 		snprintf(want, sizeof(want), "\n%s\n", g->checks[i].arg);
-		found = strstr(config, want) != NULL;
-		ktap_result(1, found, (int)i + 1, g->checks[i].arg, NULL);
-		if (!found)
-			diag(1, g->checks[i].arg, *config ? "not in /proc/config.gz" : "no /proc/config.gz");
-		ok &= found;
+		line = result(strstr(config, want) != NULL, g->checks[i].arg,
+			      *config ? "not in /proc/config.gz" : "no /proc/config.gz");
+		ok &= report(1, (int)i + 1, g->checks[i].arg, &line);
 	}
-	ktap_result(0, ok, number, g->test, NULL);
-	return ok;
+	line = result(ok, NULL, NULL);
+	return report(0, number, g->test, &line);
 }
 
 static int usage(const char *prog)
@@ -559,12 +581,14 @@ int main(int argc, char **argv)
 		    !on_machine(g.checks[0].arg, g.value, sizeof(g.value))) {
 			const char *arg = g.checks[0].arg;
 			char why[200];
+			struct outcome skip;
 
 			if (*arg == '!')
 				snprintf(why, sizeof(why), "SKIP not on %.64s", arg + 1);
 			else
 				snprintf(why, sizeof(why), "SKIP only on %.64s", arg);
-			ktap_result(0, true, ++number, g.test, why);
+			skip = passed(why);
+			report(0, ++number, g.test, &skip);
 		} else if (g.checks[0].action == ACTION_KUNIT)
 			ok &= run_kunit_group(&g, ++number);
 		else if (g.checks[0].action == ACTION_CONFIG)
