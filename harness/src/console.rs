@@ -110,6 +110,8 @@ pub enum ProblemKind {
     Warning,
     /// RCU stalls, soft lockups, hung tasks.
     Stall,
+    /// kmemleak's `N new suspected memory leaks` (its periodic scan).
+    Leak,
     /// `Call Trace:` without a report head near it (e.g. `dump_stack()`).
     CallTrace,
     /// A lockdep `=====` banner.
@@ -126,6 +128,7 @@ impl ProblemKind {
             "lockdep" => ProblemKind::Lockdep,
             "warning" => ProblemKind::Warning,
             "stall" => ProblemKind::Stall,
+            "leak" => ProblemKind::Leak,
             "call-trace" => ProblemKind::CallTrace,
             _ => return None,
         })
@@ -144,6 +147,7 @@ impl ProblemKind {
             ProblemKind::Lockdep => "lockdep report",
             ProblemKind::Warning => "kernel WARNING",
             ProblemKind::Stall => "kernel stall report",
+            ProblemKind::Leak => "kmemleak report",
             ProblemKind::CallTrace => "kernel call trace",
             ProblemKind::Banner => "kernel report banner",
         }
@@ -316,6 +320,8 @@ mod tests {
             ("INFO: task insmod:80 blocked for more than 120 seconds.", Some(Stall)),
             ("watchdog: BUG: soft lockup - CPU#0 stuck for 22s!", Some(Bug)),
             ("Call Trace:", Some(CallTrace)),
+            ("kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)", Some(Leak)),
+            ("kmemleak: Automatic memory scanning thread ended", None),
             ("list_del corruption. next->prev should be ffff888003c1a0e8", Some(Bug)),
             ("refcount_t: underflow; use-after-free.", Some(Warning)),
             ("  Oops[#1] SMP", Some(Oops)),

@@ -104,6 +104,8 @@ static void test_kmsg(void)
 	EXPECT(kmsg_problem_kind("rust_oops: Oops[#1] is only a name here") == NULL);
 	EXPECT(strcmp(kmsg_problem_kind("BUG: KASAN: slab-use-after-free in f+0x1/0x2"), "bug") == 0);
 	EXPECT(kmsg_problem_kind("Run /sbin/init as init process") == NULL);
+	EXPECT(strcmp(kmsg_problem_kind("kmemleak: 1 new suspected memory leaks (see "
+					"/sys/kernel/debug/kmemleak)"), "leak") == 0);
 }
 
 static void test_params_decode(void)
