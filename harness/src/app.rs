@@ -35,7 +35,7 @@ pub fn main(cli: Cli) -> u8 {
 
 fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
     let tree = layout::tree_root(cli.tree.as_deref());
-    let table = ArchTable::load(cli.arches.as_deref())?.with_defconfigs_of(&tree);
+    let table = ArchTable::load(cli.arches.as_deref(), &tree)?;
     let manifest = || {
         let path = cli
             .manifest
@@ -466,13 +466,16 @@ mod tests {
 
     #[test]
     fn lists_the_table() {
-        let table = ArchTable::builtin().expect("table");
+        let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let table = ArchTable::load(None, &tree).expect("table");
         let text = list(&table);
         assert_eq!(text.lines().count(), table.arches.len());
+        // board folder order: board/qemu/aarch64/ first
         assert!(
-            text.starts_with("x86_64 qemu_x86_64_rust_defconfig\n"),
+            text.starts_with("aarch64 qemu_aarch64_rust_defconfig\n"),
             "{text}"
         );
+        assert!(text.contains("\nx86_64-kasan qemu_x86_64_kasan_rust_defconfig\n"));
     }
 
     #[test]
@@ -483,7 +486,8 @@ mod tests {
 
     #[test]
     fn preflight_names_package_and_make_command() {
-        let table = ArchTable::builtin().expect("table");
+        let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let table = ArchTable::load(None, &tree).expect("table");
         let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let empty = std::env::temp_dir();
         for spec in &table.arches {

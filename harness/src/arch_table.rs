@@ -1,6 +1,8 @@
-//! The per-architecture table (`harness/arches.toml`): the arches the
-//! harness boots (their QEMU command comes from the board readme:
-//! [`crate::board`]) and the other rows of the arch matrix.
+//! The per-architecture table: the arches the harness boots, each from its
+//! board folder's `arch.toml` (`board/qemu/<arch>/arch.toml`, beside the
+//! readme whose QEMU command [`crate::board`] reads), and the other rows of
+//! the arch matrix (`harness/arches.toml`, which also says what each field
+//! is).
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +11,11 @@ use serde::Deserialize;
 use crate::board::BootCommand;
 use crate::error::HarnessError;
 
-/// The table built into the binary.
+/// The other rows of the arch matrix, built into the binary.
 pub const BUILTIN_TABLE: &str = include_str!("../arches.toml");
+
+/// The board folders, each with the `arch.toml` of its arches.
+pub const BOARD_DIR: &str = "board/qemu";
 
 /// Words the harness appends to the kernel command line. Expedited RCU
 /// grace periods: every module unload waits for several (more with
@@ -168,6 +173,7 @@ pub struct OtherArch {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TableFile {
+    #[serde(default)]
     arch: Vec<ArchSpec>,
     #[serde(default)]
     other: Vec<OtherArch>,
@@ -192,9 +198,6 @@ impl ArchTable {
             origin: origin.to_string(),
             message,
         };
-        if file.arch.is_empty() {
-            return Err(invalid("no [[arch]] entries".into()));
-        }
         for (i, arch) in file.arch.iter().enumerate() {
             arch.validate()
                 .map_err(|m| invalid(format!("arch '{}': {m}", arch.name)))?;
@@ -245,20 +248,54 @@ impl ArchTable {
         self
     }
 
-    /// The table built into the binary.
+    /// The table built into the binary: the matrix's other rows.
     pub fn builtin() -> Result<ArchTable, HarnessError> {
         ArchTable::parse(BUILTIN_TABLE, "built-in arches.toml")
     }
 
-    /// The table in `path`, or the built-in one.
-    pub fn load(path: Option<&Path>) -> Result<ArchTable, HarnessError> {
-        match path {
-            None => ArchTable::builtin(),
+    /// The table of `tree`: `path`'s entries (or the built-in rows), then
+    /// each board folder's `arch.toml`, then an arch with defaults for a
+    /// defconfig that none has.
+    pub fn load(path: Option<&Path>, tree: &Path) -> Result<ArchTable, HarnessError> {
+        let table = match path {
+            None => ArchTable::builtin()?,
             Some(path) => {
                 let text = crate::fsx::read_to_string(path)?;
-                ArchTable::parse(&text, &path.display().to_string())
+                ArchTable::parse(&text, &path.display().to_string())?
+            }
+        };
+        let table = table.with_boards_of(tree)?.with_defconfigs_of(tree);
+        if table.arches.is_empty() {
+            return Err(HarnessError::ArchTable {
+                origin: tree.join(BOARD_DIR).display().to_string(),
+                message: "no arch: no */arch.toml with an [[arch]] entry, no defconfig".into(),
+            });
+        }
+        Ok(table)
+    }
+
+    /// Adds the `[[arch]]` entries of `<tree>/board/qemu/*/arch.toml`, in
+    /// folder name order, but for an arch the table has already.
+    pub fn with_boards_of(mut self, tree: &Path) -> Result<ArchTable, HarnessError> {
+        let Ok(entries) = std::fs::read_dir(tree.join(BOARD_DIR)) else {
+            return Ok(self);
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path().join("arch.toml"))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        for file in files {
+            let text = crate::fsx::read_to_string(&file)?;
+            let board = ArchTable::parse(&text, &file.display().to_string())?;
+            for arch in board.arches {
+                if self.get(&arch.name).is_none() {
+                    self.arches.push(arch);
+                }
             }
         }
+        Ok(self)
     }
 
     pub fn get(&self, name: &str) -> Option<&ArchSpec> {
@@ -294,7 +331,7 @@ mod tests {
     use crate::board::Launcher;
 
     fn builtin() -> ArchTable {
-        ArchTable::builtin().expect("built-in table parses")
+        ArchTable::load(None, &tree()).expect("the tree's table loads")
     }
 
     fn tree() -> PathBuf {
@@ -448,11 +485,22 @@ status = \"not here\"
     }
 
     #[test]
+    fn a_tree_without_arches_is_refused() {
+        let tree = std::env::temp_dir().join(format!("rust-qemu-test-none-{}", std::process::id()));
+        std::fs::create_dir_all(&tree).expect("mkdir");
+        let err = ArchTable::load(None, &tree).expect_err("no arch");
+        std::fs::remove_dir_all(&tree).expect("cleanup");
+        assert!(err.to_string().contains("no arch"), "{err}");
+    }
+
+    #[test]
     fn the_tree_defconfigs_all_have_entries() {
-        // Every defconfig of this tree has tuned timeouts in arches.toml.
-        let table = builtin();
-        let names = table.names().len();
-        assert_eq!(table.with_defconfigs_of(&tree()).names().len(), names);
+        // Every defconfig of this tree has its entry in its board's arch.toml.
+        let boards = ArchTable::builtin()
+            .and_then(|t| t.with_boards_of(&tree()))
+            .expect("boards");
+        assert_eq!(boards.names().len(), builtin().names().len());
+        assert!(boards.names().contains(&"x86_64-kasan"));
     }
 
     #[test]
@@ -474,7 +522,6 @@ status = \"not here\"
                 ),
                 "unknown",
             ),
-            ("arch = []".to_string(), "no [[arch]]"),
         ] {
             let err = ArchTable::parse(&bad, "test").expect_err(why);
             assert!(err.to_string().contains(why), "{why}: {err}");

@@ -378,7 +378,8 @@ fn several_arches_add_up_and_write_the_matrix() {
         "{md}"
     );
     // Every arch of the table and every other arch of the matrix has a row.
-    let table = rust_qemu_test::arch_table::ArchTable::builtin().expect("table");
+    let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let table = rust_qemu_test::arch_table::ArchTable::load(None, &tree).expect("table");
     for name in table
         .arches
         .iter()
@@ -389,7 +390,8 @@ fn several_arches_add_up_and_write_the_matrix() {
     }
     let json: serde_json::Value =
         serde_json::from_str(&fx.read("results/arch-matrix.json")).expect("json");
-    assert_eq!(json["rows"][0]["arch"], "x86_64");
+    let rows = json["rows"].as_array().expect("rows");
+    assert!(rows.iter().any(|r| r["arch"] == "x86_64"), "{json}");
     let riscv = json["rows"]
         .as_array()
         .and_then(|rows| rows.iter().find(|r| r["arch"] == "riscv64"))
@@ -420,7 +422,7 @@ fn unknown_arch_is_a_usage_error() {
     run.check(run.code == Some(2), "exit 2");
     run.check(
         run.stderr
-            .contains("unknown arch 'arm64' (known: x86_64, x86_64-kasan, riscv64, "),
+            .contains("unknown arch 'arm64' (known: aarch64, arm, loongarch64, "),
         "says so",
     );
 }
@@ -437,6 +439,9 @@ fn a_board_readme_without_the_tagged_command_is_an_error() {
         "Run the emulation with: nothing\n",
     )
     .expect("readme");
+    let source =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../board/qemu/x86_64/arch.toml");
+    std::fs::copy(source, board.join("arch.toml")).expect("arch.toml");
     let mut args = NORMAL.to_vec();
     args.extend(["--tree", tree.to_str().expect("utf-8 path")]);
     let run = fx.run(&args);

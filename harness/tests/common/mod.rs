@@ -144,7 +144,7 @@ impl Fixture {
 
 /// The arch of the built-in table called `name`.
 pub fn arch_spec(name: &str) -> ArchSpec {
-    ArchTable::builtin()
+    ArchTable::load(None, &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
         .expect("table")
         .get(name)
         .expect("arch of the table")
