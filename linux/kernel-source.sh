@@ -42,7 +42,7 @@ check() {
 		die "LINUX_TREE=$tree is not a git tree" "$make_it (in a new directory)"
 	sha=$(tarball_sha256)
 	if ! base=$(git -C "$tree" rev-parse -q --verify 'refs/tags/rust-qemu-base^{commit}') ||
-		! git -C "$tree" log -1 --format=%B "$base" | grep -qF "sha256 $sha" ||
+		! git -C "$tree" log -2 --format=%B "$base" | grep -qF "sha256 $sha" ||
 		! git -C "$tree" merge-base --is-ancestor "$base" HEAD; then
 		die "LINUX_TREE=$tree is not based on the pinned kernel: no tag rust-qemu-base" \
 			"naming the tarball's sha256 $sha (patches/linux/linux.hash) below HEAD." \

@@ -1,8 +1,10 @@
 #!/bin/sh
 # make linux-tree [LINUX_TREE=<dir>]: your kernel tree, a git tree of the
 # kernel every defconfig builds: Debian's tarball as pinned
-# (patches/linux/linux.hash), tag rust-qemu-base, then one commit per patch
-# of patches/linux/ (git am: author, date, message), tag rust-qemu-series.
+# (patches/linux/linux.hash), a commit of the tree's own that lets git see
+# new files (Debian's .gitignore ignores the whole top level), tag
+# rust-qemu-base, then one commit per patch of patches/linux/ (git am:
+# author, date, message), tag rust-qemu-series.
 # Again on an existing tree: nothing if it holds the series; the series
 # again if patches/linux/ changed and the tree has nothing of its own;
 # refused, with nothing lost, if it has uncommitted changes or commits of
@@ -66,6 +68,12 @@ g add -A -f .
 date="$(date -u -r "$tarball" '+%Y-%m-%d %H:%M:%S') +0000"
 GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date g commit -q -m "Debian linux-source-6.12 $LINUX_SOURCE_VERSION" \
 	-m "${tarball##*/}, sha256 $sha (patches/linux/linux.hash), as Buildroot extracts it."
+# Debian packaging's rule "/*" (with "!/debian/") ignores every file at the
+# top level: a new file of yours would be left out of git add -A, and so
+# of make linux-patches. Not exported: rust-qemu-base is this commit.
+sed -i -e '\|^/\*$|d' -e '\|^!/debian/$|d' "$dir/.gitignore"
+GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date g commit -q -a -m "linux-tree: git sees new files again" \
+	-m "Debian packaging's .gitignore ignores the whole top level (\"/*\"), which would leave new files out of git add -A. This commit is the tree's own: make linux-patches exports the commits after it (tag rust-qemu-base)."
 g tag rust-qemu-base
 apply_series
 mv "$dir" "${dir%.tmp}"
