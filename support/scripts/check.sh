@@ -97,6 +97,9 @@ linux_tree_bad_input() {
 step linux-tree-round-trip linux_tree_round_trip
 tree_ok=$step_ok
 step linux-tree-bad-input linux_tree_bad_input
+# The series' Kconfig guards (linux/kconfig-guards): the kernel's own
+# Kconfig in that tree keeps Rust off where the series must
+[ "$tree_ok" -eq 0 ] || step kconfig-guards support/scripts/kconfig-guards.sh "$tree"
 # tree_edit ARCH: a new pr_info! line in the tree's rust_minimal.rs (not
 # committed, patches/linux/ untouched) reaches ARCH's kernel through
 # make retest from the tree: its quick boot passes and prints the line.
