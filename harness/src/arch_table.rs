@@ -8,14 +8,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::board::BootCommand;
+use crate::board::{board_files, BootCommand, BOARD_DIR};
 use crate::error::HarnessError;
 
 /// The other rows of the arch matrix, built into the binary.
 pub const BUILTIN_TABLE: &str = include_str!("../arches.toml");
-
-/// The board folders, each with the `arch.toml` of its arches.
-pub const BOARD_DIR: &str = "board/qemu";
 
 /// Words the harness appends to the kernel command line. Expedited RCU
 /// grace periods: every module unload waits for several (more with
@@ -277,16 +274,11 @@ impl ArchTable {
     /// Adds the `[[arch]]` entries of `<tree>/board/qemu/*/arch.toml`, in
     /// folder name order, but for an arch the table has already.
     pub fn with_boards_of(mut self, tree: &Path) -> Result<ArchTable, HarnessError> {
-        let Ok(entries) = std::fs::read_dir(tree.join(BOARD_DIR)) else {
+        let board = tree.join(BOARD_DIR);
+        if !board.is_dir() {
             return Ok(self);
-        };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path().join("arch.toml"))
-            .filter(|p| p.is_file())
-            .collect();
-        files.sort();
-        for file in files {
+        }
+        for file in board_files(&board, "arch.toml")? {
             let text = crate::fsx::read_to_string(&file)?;
             let board = ArchTable::parse(&text, &file.display().to_string())?;
             for arch in board.arches {

@@ -55,7 +55,7 @@ impl BootCommand {
             message,
         };
         let mut found: Vec<(PathBuf, String)> = Vec::new();
-        for readme in readmes(&board)? {
+        for readme in board_files(&board, "readme.txt")? {
             let text = crate::fsx::read_to_string(&readme)?;
             found.extend(
                 text.lines()
@@ -208,12 +208,12 @@ fn uml_cow_in(arg: &str, dir: &Path) -> String {
     }
 }
 
-/// `<board>/*/readme.txt`, sorted.
-fn readmes(board: &Path) -> Result<Vec<PathBuf>, HarnessError> {
+/// `<board>/*/<name>` (each board folder's file of that name), sorted.
+pub fn board_files(board: &Path, name: &str) -> Result<Vec<PathBuf>, HarnessError> {
     let entries = crate::fsx::read_dir(board)?;
     let mut found: Vec<PathBuf> = entries
         .filter_map(Result::ok)
-        .map(|e| e.path().join("readme.txt"))
+        .map(|e| e.path().join(name))
         .filter(|p| p.is_file())
         .collect();
     found.sort();
