@@ -228,6 +228,7 @@ fn record_run(
         result.set_infra(failure);
     }
     result.tests = run.outcome.tests;
+    manifest.set_sources(&mut result.tests);
 }
 
 fn run_arch(
@@ -276,7 +277,7 @@ fn run_arch(
         command.shell_line()
     );
 
-    let mut printer = TestPrinter::new(arch);
+    let mut printer = TestPrinter::new(arch, manifest);
     let session = Session::new(spec.kernel_log_ignore.clone());
     let on_event = |session: &Session, event: &_| printer.on_event(session, event);
     match qemu::run(&command, timeouts, &console_path, session, on_event) {
@@ -318,7 +319,7 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
         spec.map(|s| s.kernel_log_ignore.clone())
             .unwrap_or_default(),
     );
-    let mut printer = TestPrinter::new(&arch);
+    let mut printer = TestPrinter::new(&arch, manifest);
     let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     if lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
@@ -346,6 +347,7 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
         result.set_infra(failure);
     }
     result.tests = outcome.tests;
+    manifest.set_sources(&mut result.tests);
     result.settle();
     if let Some(results_dir) = &args.results_dir {
         let dir = results_dir.join(&arch);

@@ -1,5 +1,7 @@
 //! JUnit XML (`junit.xml`): one testsuite per top-level KTAP test, one
-//! testcase per subtest (leaf), failures with their diagnostics, skips.
+//! testcase per subtest (leaf), failures with their source line and
+//! diagnostics, skips, and the console lines of a test that did not pass
+//! as its suite's `system-out`.
 
 use std::fmt::Write as _;
 
@@ -69,11 +71,14 @@ fn write_case(out: &mut String, classname: &str, case: &Case<'_>) {
                 .first()
                 .cloned()
                 .unwrap_or_else(|| "not ok".to_string());
-            let body = if case.own_failure {
+            let mut body = if case.own_failure {
                 test.errors.join("\n")
             } else {
                 failure_body(test)
             };
+            if let Some(source) = &test.source {
+                body = format!("at {source}\n{body}");
+            }
             let _ = writeln!(
                 out,
                 ">\n      <failure message=\"{}\" type=\"failure\">{}</failure>\n    </testcase>",
@@ -165,6 +170,13 @@ pub fn render(result: &ArchResult) -> String {
         let classname = format!("{arch}.{}", test.name);
         for case in &cases {
             write_case(&mut suites, &classname, case);
+        }
+        if !test.log.is_empty() {
+            let _ = writeln!(
+                suites,
+                "    <system-out>{}</system-out>",
+                escape_text(&test.log.join("\n"))
+            );
         }
         suites.push_str("  </testsuite>\n");
     }

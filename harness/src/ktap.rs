@@ -120,6 +120,14 @@ pub struct TestNode {
     /// Made up by the harness (missing results, kernel log problems, ...).
     #[serde(default, skip_serializing_if = "is_false")]
     pub synthetic: bool,
+    /// Where the test is written: `rust/kernel/<file>.rs:<line>` for a Rust
+    /// doctest, `package/<package>/src/manifest:<line>` for a runner check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The console lines (kernel and runner) printed while a top-level
+    /// test that failed or was skipped ran, bounded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subtests: Vec<TestNode>,
 }
@@ -136,6 +144,8 @@ impl TestNode {
             diagnostics: Vec::new(),
             errors: vec![error.into()],
             synthetic: true,
+            source: None,
+            log: Vec::new(),
             subtests: Vec::new(),
         }
     }
@@ -225,6 +235,8 @@ impl TestNode {
             diagnostics,
             errors: Vec::new(),
             synthetic: false,
+            source: None,
+            log: Vec::new(),
             subtests: Vec::new(),
         }
     }

@@ -79,6 +79,28 @@ impl Arches {
 pub struct ManifestTest {
     pub name: String,
     pub arches: Arches,
+    /// Its first action (`kunit`, `config`, `load`, ...).
+    pub first_action: String,
+    /// Where each of its lines is, `<file>:<line>`, in the tree's terms
+    /// ([`source_path`]): the runner reports line N as subtest N.
+    pub lines: Vec<String>,
+}
+
+/// The tree's file of an image's manifest: `package/rust-tests/src/manifest`
+/// for `<target>/usr/share/rust-tests/manifest`, and
+/// `package/<package>/src/manifest` for a drop-in `manifest.d/<package>`
+/// (as the packages install them); any other path as it is.
+pub fn source_path(path: &Path) -> String {
+    let text = path.display().to_string();
+    if text.ends_with(TARGET_MANIFEST) {
+        return MANIFEST_PATH.to_string();
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) if dir.ends_with("usr/share/rust-tests/manifest.d") => {
+            format!("package/{}/src/manifest", name.to_string_lossy())
+        }
+        _ => text,
+    }
 }
 
 /// The runner's rules for a test's lines (its group), checked line by line.
@@ -138,9 +160,10 @@ impl Manifest {
             kernel_args: Vec::new(),
         };
         let mut shape = Shape::default();
+        let source = source_path(path);
         for (number, line) in text.lines().enumerate() {
             manifest
-                .add_line(line, &mut shape)
+                .add_line(line, &mut shape, format!("{source}:{}", number + 1))
                 .map_err(|message| HarnessError::ManifestLine {
                     origin: format!("{}:{}", path.display(), number + 1),
                     message,
@@ -152,7 +175,7 @@ impl Manifest {
     /// One line: a check of a test (its `arch` and `cmdline` noted), as
     /// the runner's grammar has it (manifest.c): a test's lines together,
     /// `arch` only first, `kunit` alone, `config` with `config` only.
-    fn add_line(&mut self, line: &str, shape: &mut Shape) -> Result<(), String> {
+    fn add_line(&mut self, line: &str, shape: &mut Shape, origin: String) -> Result<(), String> {
         let mut fields = line.split_whitespace();
         let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
             return match line.trim_start().starts_with('#') || line.trim().is_empty() {
@@ -177,7 +200,12 @@ impl Manifest {
                     "arch" => Arches::parse(fields.next().unwrap_or("")),
                     _ => Arches::All,
                 },
+                first_action: action.to_string(),
+                lines: Vec::new(),
             });
+        }
+        if let Some(test) = self.tests.last_mut() {
+            test.lines.push(origin);
         }
         Ok(())
     }
@@ -195,6 +223,7 @@ impl Manifest {
 
     fn load_file(&mut self, path: &Path, shape: &mut Shape) -> Result<(), HarnessError> {
         let text = crate::fsx::read_to_string(path)?;
+        let source = source_path(path);
         for (number, line) in text.lines().enumerate() {
             let mut fields = line.split(char::is_whitespace).filter(|f| !f.is_empty());
             if line.starts_with(INCLUDE) && fields.next() == Some(INCLUDE) {
@@ -210,7 +239,7 @@ impl Manifest {
                     self.load_file(&file, shape)?;
                 }
             } else {
-                self.add_line(line, shape)
+                self.add_line(line, shape, format!("{source}:{}", number + 1))
                     .map_err(|message| HarnessError::ManifestLine {
                         origin: format!("{}:{}", path.display(), number + 1),
                         message,
@@ -227,6 +256,27 @@ impl Manifest {
             .filter(|t| t.arches.contain(arch))
             .map(|t| t.name.as_str())
             .collect()
+    }
+
+    /// Sets where the reported tests are written: a top-level test at its
+    /// first line, the runner's subtest N of a check group (not `kunit`:
+    /// its subtests are doctests) at the group's line N.
+    pub fn set_sources(&self, tests: &mut [TestNode]) {
+        for test in tests.iter_mut().filter(|t| !t.synthetic) {
+            let Some(m) = self.tests.iter().find(|m| m.name == test.name) else {
+                continue;
+            };
+            test.source = m.lines.first().cloned();
+            if m.first_action == "kunit" {
+                continue;
+            }
+            for subtest in &mut test.subtests {
+                let index = subtest.number.and_then(|n| (n as usize).checked_sub(1));
+                if let Some(line) = index.and_then(|i| m.lines.get(i)) {
+                    subtest.source = Some(line.clone());
+                }
+            }
+        }
     }
 
     /// The tests this manifest names for `arch` that `tests` lack, or

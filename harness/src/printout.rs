@@ -2,25 +2,33 @@
 //! (live as its result arrives, the rest when the console ends), an arch's
 //! end, and every arch's failures again. `run` and `parse` print alike.
 
+use crate::ktap::TestNode;
+use crate::manifest::Manifest;
 use crate::report::{self, ArchResult};
 use crate::session::{Session, SessionEvent, SessionOutcome};
 
-/// Prints the top-level tests of one arch's console, each once.
+/// Prints the top-level tests of one arch's console, each once, with the
+/// manifest lines of their checks.
 pub struct TestPrinter<'a> {
     arch: &'a str,
+    manifest: &'a Manifest,
     printed: usize,
 }
 
 impl<'a> TestPrinter<'a> {
-    pub fn new(arch: &'a str) -> TestPrinter<'a> {
-        TestPrinter { arch, printed: 0 }
+    pub fn new(arch: &'a str, manifest: &'a Manifest) -> TestPrinter<'a> {
+        TestPrinter {
+            arch,
+            manifest,
+            printed: 0,
+        }
     }
 
     /// A top-level result as it arrives.
     pub fn on_event(&mut self, session: &Session, event: &SessionEvent) {
         if let SessionEvent::TopLevelResult(index) = event {
             if let Some(test) = session.top_level().get(*index) {
-                print_lines(&report::top_level_lines(self.arch, test));
+                self.print(test);
                 self.printed = self.printed.max(index + 1);
             }
         }
@@ -29,9 +37,15 @@ impl<'a> TestPrinter<'a> {
     /// The tests not printed yet, when the console has ended.
     pub fn rest(&mut self, outcome: &SessionOutcome) {
         for test in outcome.tests.iter().skip(self.printed) {
-            print_lines(&report::top_level_lines(self.arch, test));
+            self.print(test);
         }
         self.printed = outcome.tests.len();
+    }
+
+    fn print(&self, test: &TestNode) {
+        let mut test = [test.clone()];
+        self.manifest.set_sources(&mut test);
+        print_lines(&report::top_level_lines(self.arch, &test[0]));
     }
 }
 

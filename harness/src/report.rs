@@ -244,7 +244,11 @@ pub fn top_level_lines(arch: &str, test: &TestNode) -> Vec<String> {
         .collect();
     for (path, leaf) in failed.iter().take(SHOWN_FAILURES) {
         let number = leaf.number.map_or(String::new(), |n| format!("{n} "));
-        lines.push(format!("{arch}:     not ok {number}{path}"));
+        let at = leaf
+            .source
+            .as_ref()
+            .map_or(String::new(), |s| format!(" (at {s})"));
+        lines.push(format!("{arch}:     not ok {number}{path}{at}"));
         for error in &leaf.errors {
             lines.push(format!("{arch}:         ! {error}"));
         }

@@ -17,6 +17,9 @@ pub const RUNNER_EXIT_TEST: &str = "runner-exit";
 const REPORT_SPAN: usize = 40;
 /// Lines of a report kept as diagnostics.
 const REPORT_LINES_KEPT: usize = 12;
+/// Console lines kept as the log of a failed or skipped top-level test:
+/// the last ones printed while it ran.
+pub const LOG_LINES_KEPT: usize = 60;
 
 /// Something the caller may want to act on at once.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,6 +112,13 @@ pub struct Session {
     ktap_start: Option<Mark>,
     sentinel: Option<Sentinel>,
     last_line: Option<String>,
+    /// The console lines of the running top-level test, the last
+    /// `LOG_LINES_KEPT`, and how many were dropped before them.
+    log: std::collections::VecDeque<String>,
+    log_dropped: usize,
+    /// `rust_doctest_<...>` -> `<file>:<line>`, from the kernel's own KUnit
+    /// lines `# <test>.location: <file>:<line>`.
+    locations: std::collections::HashMap<String, String>,
 }
 
 impl Session {
@@ -124,6 +134,9 @@ impl Session {
             ktap_start: None,
             sentinel: None,
             last_line: None,
+            log: std::collections::VecDeque::new(),
+            log_dropped: 0,
+            locations: std::collections::HashMap::new(),
         }
     }
 
@@ -161,6 +174,14 @@ impl Session {
             timestamp: line.timestamp,
         };
         let mut events = Vec::new();
+        self.note_location(&line.text);
+        if self.phase == Phase::Tests {
+            if self.log.len() == LOG_LINES_KEPT {
+                self.log.pop_front();
+                self.log_dropped += 1;
+            }
+            self.log.push_back(line.text.trim_end().to_string());
+        }
         if let Some(payload) = line.result_payload() {
             self.result_line(payload, mark, &mut events);
         } else {
@@ -189,7 +210,39 @@ impl Session {
         }
         for index in self.parser.feed(payload) {
             self.apply_reports(index);
+            self.keep_log(index);
             events.push(SessionEvent::TopLevelResult(index));
+        }
+    }
+
+    /// The console lines of top-level test `index`, kept if it did not pass.
+    fn keep_log(&mut self, index: usize) {
+        let mut log: Vec<String> = std::mem::take(&mut self.log).into();
+        if self.log_dropped > 0 {
+            log.insert(
+                0,
+                format!("[{} earlier lines in console.log]", self.log_dropped),
+            );
+            self.log_dropped = 0;
+        }
+        if let Some(test) = self.parser.top_level_mut().get_mut(index) {
+            if test.status != Status::Pass {
+                test.log = log;
+            }
+            set_sources(test, &self.locations);
+        }
+    }
+
+    /// Notes a KUnit `# <test>.location: <file>:<line>` line.
+    fn note_location(&mut self, text: &str) {
+        let Some(rest) = text.trim_start().strip_prefix("# ") else {
+            return;
+        };
+        if let Some((test, place)) = rest.split_once(".location: ") {
+            if !test.contains(' ') {
+                self.locations
+                    .insert(test.to_string(), place.trim().to_string());
+            }
         }
     }
 
@@ -274,11 +327,20 @@ impl Session {
             ktap_start,
             sentinel,
             last_line,
+            log,
+            locations,
             ..
         } = self;
         let real_results = parser.top_level().len();
         let document = parser.finish();
         let mut tests = document.tests;
+        // The test the console ended in (closed as truncated) has the rest.
+        if let Some(test) = tests.get_mut(real_results).filter(|t| !t.synthetic) {
+            test.log = log.into();
+        }
+        for test in &mut tests {
+            set_sources(test, &locations);
+        }
 
         // Reports from a test whose result never came go to that test if the
         // end of the stream closed it (as truncated), else to `kernel-log`.
@@ -379,6 +441,16 @@ pub fn last_line_note(last: Option<&str>) -> String {
     match last {
         Some(line) => format!("; last console line: '{line}'"),
         None => "; the console stayed empty".to_string(),
+    }
+}
+
+/// Sets the source of every test of the tree that `locations` names.
+fn set_sources(test: &mut TestNode, locations: &std::collections::HashMap<String, String>) {
+    if let Some(place) = locations.get(&test.name) {
+        test.source = Some(place.clone());
+    }
+    for subtest in &mut test.subtests {
+        set_sources(subtest, locations);
     }
 }
 

@@ -195,8 +195,9 @@ fn failing_sample_check_exits_1_naming_the_check() {
     );
     run.check(
         run.stdout
-            .contains("x86_64:     not ok 3 dmesg: rust_minimal: Am I built-in? false\n"),
-        "names the check",
+            .contains("x86_64:     not ok 3 dmesg: rust_minimal: Am I built-in? false (at /")
+            && run.stdout.contains("harness/tests/data/manifest:7)\n"),
+        "names the check and its manifest line",
     );
     run.check(
         run.stdout.contains(
@@ -206,8 +207,38 @@ fn failing_sample_check_exits_1_naming_the_check() {
     );
     run.check(run.last_line() == "14 passed, 1 failed", "final line");
     let junit = fx.read("results/x86_64/junit.xml");
-    assert!(junit.contains("name=\"dmesg: rust_minimal: Am I built-in? false\">\n      <failure message=\"not ok\" type=\"failure\"># expected:"));
-    assert_eq!(fx.results_json("x86_64")["runner_exit"], 1);
+    assert!(junit.contains(
+        "name=\"dmesg: rust_minimal: Am I built-in? false\">\n      <failure message=\"not ok\" type=\"failure\">at /"
+    ));
+    assert!(
+        junit.contains("harness/tests/data/manifest:7\n# expected:"),
+        "{junit}"
+    );
+    // The console lines of the failed test: the kernel's and the runner's.
+    assert!(junit.contains("<system-out>"), "{junit}");
+    assert!(
+        junit.contains("rust_minimal: My numbers are [72, 108, 200]"),
+        "{junit}"
+    );
+    let json = fx.results_json("x86_64");
+    assert_eq!(json["runner_exit"], 1);
+    let minimal = json["tests"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "rust_minimal"))
+        .expect("rust_minimal");
+    let log = minimal["log"].as_array().expect("a log");
+    assert!(
+        log.iter()
+            .any(|l| l == "rust_minimal: Am I built-in? false"),
+        "{log:?}"
+    );
+    let check = &minimal["subtests"][2];
+    assert!(
+        check["source"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("data/manifest:7")),
+        "{check}"
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@ fn exit_codes_of_the_recorded_consoles() {
     for (console, code, last) in [
         ("all-pass.log", 0, "15 passed, 0 failed"),
         ("sample-fail.log", 1, "14 passed, 1 failed"),
+        ("doctest-fail.log", 1, "14 passed, 1 failed"),
         ("warn-during-test.log", 1, "15 passed, 1 failed"),
         ("truncated.log", 2, "7 passed, 3 failed"),
         ("empty-run.log", 2, "0 passed, 1 failed"),
@@ -114,6 +115,68 @@ fn arch_defaults_to_console() {
             .starts_with("console: ok kunit_rust_doctests (3/3)\n"),
         "label",
     );
+}
+
+/// A failed doctest and a failed manifest check point at their source, and
+/// carry the console lines printed while their test ran, in the printed
+/// lines, results.json and junit.xml.
+#[test]
+fn failures_name_their_source_and_carry_their_log() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("parse_sources");
+    let _ = std::fs::remove_dir_all(&dir);
+    let results = dir.to_str().expect("utf-8 path");
+    for (console, arch, test, leaf, source, logged) in [
+        (
+            "doctest-fail.log",
+            "x86_64",
+            "kunit_rust_doctests",
+            "rust_doctest_kernel_sync_arc_rs_0",
+            "rust/kernel/sync/arc.rs:58",
+            "ASSERTION FAILED at rust/doctests_kernel_generated.rs:2041",
+        ),
+        (
+            "sample-fail.log",
+            "riscv64",
+            "rust_minimal",
+            "dmesg: rust_minimal: Am I built-in? false",
+            "harness/tests/data/manifest:7",
+            "rust_minimal: My numbers are [72, 108, 200]",
+        ),
+    ] {
+        let run = parse(console, &["--arch", arch, "--results-dir", results]);
+        run.check(run.code == Some(1), &format!("{console}: exit 1"));
+        run.check(
+            run.stdout.contains(&format!(" {leaf} (at ")) && run.stdout.contains(source),
+            &format!("{console}: printed source"),
+        );
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(arch).join("results.json")).expect("results.json"),
+        )
+        .expect("json");
+        let top = json["tests"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == test))
+            .expect("the failed test");
+        let failed = top["subtests"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == leaf))
+            .expect("the failed leaf");
+        assert!(
+            failed["source"]
+                .as_str()
+                .is_some_and(|s| s.ends_with(source)),
+            "{console}: {failed}"
+        );
+        let log = top["log"].as_array().expect("a log");
+        assert!(
+            log.iter()
+                .any(|l| l.as_str().is_some_and(|l| l.contains(logged))),
+            "{console}: {log:?}"
+        );
+        let junit = std::fs::read_to_string(dir.join(arch).join("junit.xml")).expect("junit");
+        assert!(junit.contains(source), "{console}: {junit}");
+        assert!(junit.contains("<system-out>"), "{console}: {junit}");
+    }
 }
 
 #[test]
