@@ -115,12 +115,13 @@ check: $(SETUP_STAMP)
 
 # The edit -> result loop: rebuild what changed in each ARCH's output
 # (x86_64, all, or a comma-separated list), boot it in quick mode, one
-# summary table (support/scripts/retest.sh).
+# summary table (support/scripts/retest.sh). TESTS=A,B: only those
+# top-level tests of the manifest (what a failure says to run again).
 ARCH ?= x86_64
 retest: $(SETUP_STAMP)
 	@linux/kernel-source.sh check
 	@$(LINUX_TREE_REMEMBER)
-	support/scripts/retest.sh $(ARCH)
+	support/scripts/retest.sh $(ARCH) $(if $(TESTS),--only $(TESTS))
 
 # Your kernel tree: a git tree of Debian's tarball plus one commit per
 # patch of patches/linux/ (support/scripts/linux-tree.sh), and back: its

@@ -101,7 +101,16 @@ fn run(
     let mut worst = 0;
     let mut failures = Vec::new();
     for (spec, boot) in arches.iter().zip(&boots) {
-        let manifest = arch_manifest(chosen_manifest, spec, &layout, tree)?;
+        let mut manifest = arch_manifest(chosen_manifest, spec, &layout, tree)?;
+        if !args.only.is_empty() {
+            let path = manifest.path.display().to_string();
+            manifest = manifest
+                .only(&args.only)
+                .map_err(|names| HarnessError::UnknownTest {
+                    manifest: path,
+                    names,
+                })?;
+        }
         let result = run_arch(spec, boot, &manifest, &layout, args, tree)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
@@ -257,7 +266,7 @@ fn run_arch(
     let command = QemuCommand {
         program,
         args: boot.launch_args(
-            &ArchSpec::cmdline_extra(&[&manifest.kernel_args[..], &args.kernel_args[..]].concat()),
+            &ArchSpec::cmdline_extra(&kernel_args(manifest, args)),
             &args.qemu_extra,
             &dir,
         ),
@@ -291,6 +300,17 @@ fn run_arch(
         Err(other) => return Err(other),
     }
     finish(result, &dir)
+}
+
+/// The kernel arguments of a run: the manifest's `cmdline` words, the
+/// runner's selection (`--only`), then `--kernel-arg`s.
+fn kernel_args(manifest: &Manifest, args: &RunArgs) -> Vec<String> {
+    let mut words = manifest.kernel_args.clone();
+    if !args.only.is_empty() {
+        words.push(format!("rusttest.only={}", args.only.join(",")));
+    }
+    words.extend(args.kernel_args.iter().cloned());
+    words
 }
 
 /// The arch a console belongs to: `--arch`, else its directory's name if

@@ -76,6 +76,10 @@ pub struct RunArgs {
     /// (the runner then loads and unloads each module 3 times, not 100)
     #[arg(long = "kernel-arg", value_name = "ARG")]
     pub kernel_args: Vec<String>,
+    /// Run only these top-level tests of the manifest (the kernel argument
+    /// `rusttest.only=`; the others are neither run nor expected)
+    #[arg(long, value_name = "TEST[,TEST...]", value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Take the QEMU binaries from this directory instead of PATH
     #[arg(long, value_name = "DIR", env = "RUST_QEMU_TEST_QEMU_DIR")]
     pub qemu_binary_dir: Option<PathBuf>,

@@ -28,6 +28,8 @@ pub enum HarnessError {
     ManifestLine { origin: String, message: String },
     #[error("the boot command of {defconfig}: {message}")]
     BoardCommand { defconfig: String, message: String },
+    #[error("{manifest} has no test {names} (--only)")]
+    UnknownTest { manifest: String, names: String },
     #[error("unknown arch '{name}' (known: {known})")]
     UnknownArch { name: String, known: String },
     #[error("{}: not a results file: {source}", path.display())]

@@ -162,9 +162,16 @@ pub fn render(result: &ArchResult) -> String {
             escape_attr(&test.name),
             cases.len()
         );
+        let reproduce = match (&result.reproduce, test.status) {
+            (Some(command), Status::Fail) => format!(
+                "<property name=\"reproduce\" value=\"{}\"/>",
+                escape_attr(command)
+            ),
+            _ => String::new(),
+        };
         let _ = writeln!(
             suites,
-            "    <properties><property name=\"arch\" value=\"{}\"/></properties>",
+            "    <properties><property name=\"arch\" value=\"{}\"/>{reproduce}</properties>",
             escape_attr(arch)
         );
         let classname = format!("{arch}.{}", test.name);

@@ -279,6 +279,21 @@ impl Manifest {
         }
     }
 
+    /// This manifest with only the top-level tests `names` (in its order),
+    /// or the names it does not have.
+    pub fn only(mut self, names: &[String]) -> Result<Manifest, String> {
+        let unknown: Vec<&str> = names
+            .iter()
+            .filter(|n| !self.tests.iter().any(|t| &&t.name == n))
+            .map(String::as_str)
+            .collect();
+        if !unknown.is_empty() {
+            return Err(unknown.join(", "));
+        }
+        self.tests.retain(|t| names.contains(&t.name));
+        Ok(self)
+    }
+
     /// The tests this manifest names for `arch` that `tests` lack, or
     /// report as skipped (`name (skipped)`).
     pub fn missing_on(&self, arch: &str, tests: &[TestNode]) -> Vec<String> {

@@ -60,6 +60,9 @@ pub fn arch_end(result: &ArchResult) {
     if let Some(line) = result.infra_line() {
         println!("{line}");
     }
+    if let Some(command) = &result.reproduce {
+        println!("{}: to run it again: {command}", result.arch);
+    }
     println!("{}", result.summary_line());
 }
 

@@ -86,6 +86,10 @@ pub struct ArchResult {
     pub console_lines: Option<usize>,
     /// The test tree: top-level tests (synthetic ones included).
     pub tests: Vec<TestNode>,
+    /// The command that runs again what failed (quick mode, the failed
+    /// top-level tests alone when no other failure needs the whole run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
 }
 
 impl ArchResult {
@@ -115,6 +119,7 @@ impl ArchResult {
             console_log: None,
             console_lines: None,
             tests: Vec::new(),
+            reproduce: None,
         }
     }
 
@@ -139,6 +144,27 @@ impl ArchResult {
             self.verdict = Verdict::Pass;
         }
         self.counts = counts;
+        self.reproduce = self.reproduce_command();
+    }
+
+    /// `make retest ARCH=<arch> TESTS=<failed>` (`make retest ARCH=<arch>`
+    /// when the failure is not one of the manifest's tests), if it failed.
+    fn reproduce_command(&self) -> Option<String> {
+        if self.verdict == Verdict::Pass {
+            return None;
+        }
+        let failed: Vec<&str> = self
+            .tests
+            .iter()
+            .filter(|t| t.status == Status::Fail)
+            .map(|t| (!t.synthetic).then_some(t.name.as_str()))
+            .collect::<Option<_>>()
+            .unwrap_or_default();
+        let whole = self.infrastructure_failure.is_some() || failed.is_empty();
+        Some(match whole {
+            true => format!("make retest ARCH={}", self.arch),
+            false => format!("make retest ARCH={} TESTS={}", self.arch, failed.join(",")),
+        })
     }
 
     /// The top-level test called `name` (not a synthetic one).
@@ -178,9 +204,11 @@ impl ArchResult {
     /// and each failed top-level test with its failing leaves.
     pub fn failure_lines(&self) -> Vec<String> {
         let tests = self.tests.iter().filter(|t| t.status == Status::Fail);
+        let reproduce = self.reproduce.iter();
         self.infra_line()
             .into_iter()
             .chain(tests.flat_map(|t| top_level_lines(&self.arch, t)))
+            .chain(reproduce.map(|c| format!("{}: to run it again: {c}", self.arch)))
             .collect()
     }
 
@@ -357,18 +385,28 @@ mod tests {
         let mut r = ArchResult::new("arm", "qemu");
         r.tests = parse_str("KTAP version 1\n1..2\nok 1 a\nnot ok 2 b\n").tests;
         r.settle();
-        assert_eq!(r.failure_lines(), ["arm: not ok b (0/1)"]);
+        assert_eq!(
+            r.failure_lines(),
+            [
+                "arm: not ok b (0/1)",
+                "arm: to run it again: make retest ARCH=arm TESTS=b"
+            ]
+        );
         r.set_infra(InfraFailure::new(ExitReason::TestTimeout, "test timeout"));
+        r.settle();
         assert_eq!(
             r.failure_lines(),
             [
                 "arm: infrastructure failure (test-timeout): test timeout",
-                "arm: not ok b (0/1)"
+                "arm: not ok b (0/1)",
+                "arm: to run it again: make retest ARCH=arm"
             ]
         );
         r.tests.truncate(1);
         r.infrastructure_failure = None;
+        r.settle();
         assert!(r.failure_lines().is_empty());
+        assert_eq!(r.reproduce, None);
     }
 
     #[test]

@@ -13,6 +13,31 @@ const FAST: &[&str] = &["--arch", "x86_64", "--timeout-multiplier", "0.01"];
 const NORMAL: &[&str] = &["--arch", "x86_64", "--timeout-multiplier", "0.05"];
 const QUICK: Duration = Duration::from_secs(5);
 
+/// `--only`: the runner is asked for those tests on the kernel command line,
+/// and only they are expected; a test the manifest does not have is an error.
+#[test]
+fn only_some_tests() {
+    let fx = Fixture::x86("only");
+    fx.fake_qemu("qemu-system-x86_64", "all-pass.log", After::Exit);
+    let mut args = NORMAL.to_vec();
+    args.extend(["--only", "rust_minimal,config"]);
+    let run = fx.run(&args);
+    run.check(run.code == Some(0), "exit 0");
+    let append = fx.qemu_args("qemu-system-x86_64").join(" ");
+    run.check(
+        append.contains(" rust_print.x=1 rusttest.only=rust_minimal,config"),
+        "rusttest.only= on the kernel command line",
+    );
+    let mut args = NORMAL.to_vec();
+    args.extend(["--only", "rust_minimal,nosuch"]);
+    let run = fx.run(&args);
+    run.check(run.code == Some(2), "exit 2");
+    run.check(
+        run.stderr.contains("has no test nosuch (--only)"),
+        "names the unknown test",
+    );
+}
+
 #[test]
 fn all_pass_exits_0() {
     let fx = Fixture::x86("all_pass");

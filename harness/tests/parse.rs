@@ -176,6 +176,18 @@ fn failures_name_their_source_and_carry_their_log() {
         let junit = std::fs::read_to_string(dir.join(arch).join("junit.xml")).expect("junit");
         assert!(junit.contains(source), "{console}: {junit}");
         assert!(junit.contains("<system-out>"), "{console}: {junit}");
+        // How to run it again: the failed test alone, quick.
+        let reproduce = format!("make retest ARCH={arch} TESTS={test}");
+        assert_eq!(json["reproduce"], reproduce.as_str(), "{console}");
+        assert!(
+            junit.contains(&format!("name=\"reproduce\" value=\"{reproduce}\"")),
+            "{console}: {junit}"
+        );
+        run.check(
+            run.stdout
+                .contains(&format!("{arch}: to run it again: {reproduce}\n")),
+            &format!("{console}: printed reproduce command"),
+        );
     }
 }
 
