@@ -15,7 +15,7 @@ use crate::manifest::{Manifest, MANIFEST_PATH, TARGET_MANIFEST};
 use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
 use crate::printout::{self, TestPrinter};
 use crate::qemu::{self, QemuCommand, Timeouts};
-use crate::report::{self, seconds, ArchResult, HostInfo};
+use crate::report::{self, seconds, ArchResult, HostInfo, ImageFile, KernelToolchain};
 use crate::session::Session;
 use crate::verdict::{self, InfraFailure, RunEnding, TimeoutLimits, Verdict};
 
@@ -215,6 +215,7 @@ fn record_run(
     result.boot_duration_s = run.boot_duration.map(|d| d.as_secs_f64());
     result.test_duration_s = run.test_duration.map(|d| d.as_secs_f64());
     result.runner_exit = run.outcome.runner_exit;
+    result.kernel_release = run.outcome.kernel_release.clone();
     let limits = TimeoutLimits {
         boot_s: spec.boot_timeout_s,
         test_s: spec.test_timeout_s,
@@ -263,6 +264,16 @@ fn run_arch(
         }
     };
     result.qemu_version = qemu::qemu_version(&program);
+    // What runs: the images' checksums, the compilers of the kernel build
+    result.images = boot
+        .images
+        .iter()
+        .filter_map(|name| ImageFile::read(&images, name))
+        .collect();
+    result.kernel_toolchain = spec
+        .kernel_config(&layout.output)
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .map(|config| KernelToolchain::from_config(&config));
     let command = QemuCommand {
         program,
         args: boot.launch_args(
@@ -362,6 +373,7 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     result.test_duration_s = tests;
     result.durations_from = Some("guest printk timestamps".to_string());
     result.runner_exit = outcome.runner_exit;
+    result.kernel_release = outcome.kernel_release.clone();
     let machine = spec.map_or(arch.as_str(), ArchSpec::machine);
     if let Some(failure) = verdict::infra_failure(&outcome, None, manifest, machine) {
         result.set_infra(failure);

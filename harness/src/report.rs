@@ -9,6 +9,54 @@ use crate::error::HarnessError;
 use crate::ktap::{Counts, Status, TestNode};
 use crate::verdict::{ExitReason, InfraFailure, Verdict};
 
+/// An image file of a run and its sha256.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImageFile {
+    pub file: String,
+    pub sha256: String,
+}
+
+impl ImageFile {
+    /// The file `name` of `dir`, hashed; None if it cannot be read.
+    pub fn read(dir: &Path, name: &str) -> Option<ImageFile> {
+        use sha2::{Digest, Sha256};
+        let mut file = std::fs::File::open(dir.join(name)).ok()?;
+        let mut hasher = Sha256::new();
+        std::io::copy(&mut file, &mut hasher).ok()?;
+        let digest = hasher.finalize();
+        Some(ImageFile {
+            file: name.to_string(),
+            sha256: digest.iter().map(|b| format!("{b:02x}")).collect(),
+        })
+    }
+}
+
+/// The compilers a kernel was built with, as its `.config` records them
+/// (`CONFIG_CC_VERSION_TEXT`, `CONFIG_RUSTC_VERSION_TEXT`,
+/// `CONFIG_BINDGEN_VERSION_TEXT`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelToolchain {
+    pub cc: Option<String>,
+    pub rustc: Option<String>,
+    pub bindgen: Option<String>,
+}
+
+impl KernelToolchain {
+    pub fn from_config(config: &str) -> KernelToolchain {
+        let value = |key: &str| {
+            config.lines().find_map(|l| {
+                let v = l.strip_prefix(key)?.strip_prefix('=')?;
+                Some(v.trim_matches('"').to_string())
+            })
+        };
+        KernelToolchain {
+            cc: value("CONFIG_CC_VERSION_TEXT"),
+            rustc: value("CONFIG_RUSTC_VERSION_TEXT"),
+            bindgen: value("CONFIG_BINDGEN_VERSION_TEXT"),
+        }
+    }
+}
+
 /// Host facts recorded with each run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostInfo {
@@ -49,6 +97,15 @@ pub struct ArchResult {
     pub qemu_cwd: Option<String>,
     #[serde(default)]
     pub qemu_version: Option<String>,
+    /// The image files the run booted, with their sha256.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageFile>,
+    /// The kernel's release, from its boot line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_release: Option<String>,
+    /// The compilers the kernel was built with, from the build's `.config`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_toolchain: Option<KernelToolchain>,
     #[serde(default)]
     pub qemu_exit_code: Option<i32>,
     #[serde(default)]
@@ -102,6 +159,9 @@ impl ArchResult {
             qemu_command: None,
             qemu_cwd: None,
             qemu_version: None,
+            images: Vec::new(),
+            kernel_release: None,
+            kernel_toolchain: None,
             qemu_exit_code: None,
             qemu_stderr: None,
             host: HostInfo::default(),
@@ -378,6 +438,18 @@ mod tests {
             top_level_lines("riscv64", &doc.tests[0]),
             ["riscv64: skip rust_print (0/1) # not built"]
         );
+    }
+
+    #[test]
+    fn kernel_toolchain_of_a_config() {
+        let config = "CONFIG_CC_VERSION_TEXT=\"clang version 22.1.8\"\n\
+                      CONFIG_RUSTC_VERSION_TEXT=\"rustc 1.96.0\"\n\
+                      CONFIG_BINDGEN_VERSION_TEXT=\"bindgen 0.72.1\"\n";
+        let t = KernelToolchain::from_config(config);
+        assert_eq!(t.cc.as_deref(), Some("clang version 22.1.8"));
+        assert_eq!(t.rustc.as_deref(), Some("rustc 1.96.0"));
+        assert_eq!(t.bindgen.as_deref(), Some("bindgen 0.72.1"));
+        assert_eq!(KernelToolchain::from_config(""), KernelToolchain::default());
     }
 
     #[test]

@@ -119,6 +119,7 @@ pub struct Session {
     /// `rust_doctest_<...>` -> `<file>:<line>`, from the kernel's own KUnit
     /// lines `# <test>.location: <file>:<line>`.
     locations: std::collections::HashMap<String, String>,
+    kernel_release: Option<String>,
 }
 
 impl Session {
@@ -137,6 +138,7 @@ impl Session {
             log: std::collections::VecDeque::new(),
             log_dropped: 0,
             locations: std::collections::HashMap::new(),
+            kernel_release: None,
         }
     }
 
@@ -175,6 +177,14 @@ impl Session {
         };
         let mut events = Vec::new();
         self.note_location(&line.text);
+        if self.kernel_release.is_none() {
+            self.kernel_release = line
+                .text
+                .trim_start()
+                .strip_prefix("Linux version ")
+                .and_then(|rest| rest.split_whitespace().next())
+                .map(str::to_string);
+        }
         if self.phase == Phase::Tests {
             if self.log.len() == LOG_LINES_KEPT {
                 self.log.pop_front();
@@ -329,6 +339,7 @@ impl Session {
             last_line,
             log,
             locations,
+            kernel_release,
             ..
         } = self;
         let real_results = parser.top_level().len();
@@ -399,6 +410,7 @@ impl Session {
             runner_exit,
             panic,
             last_line,
+            kernel_release,
             tests,
         }
     }
@@ -415,6 +427,8 @@ pub struct SessionOutcome {
     /// The first `Kernel panic` line and where it was.
     pub panic: Option<(String, Mark)>,
     pub last_line: Option<String>,
+    /// The kernel's release, from its `Linux version <release> ...` line.
+    pub kernel_release: Option<String>,
     /// Top-level tests, synthetic ones included.
     pub tests: Vec<TestNode>,
 }

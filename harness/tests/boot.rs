@@ -55,6 +55,17 @@ fn all_pass_exits_0() {
         "summary line",
     );
     run.check(run.elapsed < QUICK, "fast");
+    // What ran: the images with their sha256, the kernel's release.
+    let json = fx.results_json("x86_64");
+    assert_eq!(json["kernel_release"], "6.12.57");
+    let images = json["images"].as_array().expect("images");
+    assert!(images.iter().any(|i| i["file"] == "bzImage"), "{images:?}");
+    assert!(
+        images
+            .iter()
+            .all(|i| i["sha256"].as_str().is_some_and(|h| h.len() == 64)),
+        "{images:?}"
+    );
 
     // QEMU got the readme's command line with the harness's additions, in
     // the images directory.
