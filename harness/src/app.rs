@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::arch_table::{qemu_hint, qemu_packages, ArchSpec, ArchTable};
 use crate::board::{BootCommand, Launcher};
-use crate::cli::{Cli, Command, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
+use crate::cli::{Cli, Command, KcidbArgs, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
 use crate::error::HarnessError;
 use crate::fsx;
 use crate::junit;
@@ -52,6 +52,7 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
             Ok(0)
         }
         Command::Summary(args) => summary(&table, args),
+        Command::Kcidb(args) => kcidb(&table, &tree, args),
     }
 }
 
@@ -183,6 +184,7 @@ fn clear_results_dir(dir: &Path, boot: &BootCommand) -> Result<PathBuf, HarnessE
 /// An arch's result before its boot: what was asked for.
 fn new_result(spec: &ArchSpec, multiplier: f64) -> ArchResult {
     let mut result = ArchResult::new(&spec.name, "qemu");
+    result.started_at = Some(report::utc_now());
     result.defconfig = Some(spec.defconfig.clone());
     result.host = HostInfo::current();
     result.timeout_multiplier = Some(multiplier);
@@ -491,6 +493,70 @@ fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
         total.passed, total.failed, total.skipped
     );
     Ok(0)
+}
+
+/// The KCIDB document of the arches' results.json files (those that have
+/// one, unless `--arch` names them: then each must), written to a file.
+fn kcidb(table: &ArchTable, tree: &Path, args: &KcidbArgs) -> Result<u8, HarnessError> {
+    let layout = Layout::resolve(&args.dirs);
+    let mut results = Vec::new();
+    for spec in table.select(&args.arch)? {
+        let path = layout.results.join(&spec.name).join("results.json");
+        if args.arch.is_empty() && !path.is_file() {
+            continue;
+        }
+        results.push(ArchResult::read_json(&path)?);
+    }
+    let doc = crate::kcidb::document(&checkout(tree)?, &results);
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| layout.results.join("kcidb.json"));
+    let mut text = serde_json::to_string_pretty(&doc)?;
+    text.push('\n');
+    fsx::write(&output, &text)?;
+    println!(
+        "kcidb: {} ({} builds, {} tests)",
+        output.display(),
+        results.len(),
+        doc["tests"].as_array().map_or(0, Vec::len)
+    );
+    Ok(0)
+}
+
+/// The checkout of the tree: Debian's tarball (patches/linux/linux.hash)
+/// and the patch series, named by the series' sha256 (as the build
+/// records it: linux/kernel-source.sh).
+fn checkout(tree: &Path) -> Result<crate::kcidb::Checkout, HarnessError> {
+    use sha2::{Digest, Sha256};
+    let dir = tree.join("patches/linux");
+    let mut patches: Vec<PathBuf> = fsx::read_dir(&dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "patch"))
+        .collect();
+    patches.sort();
+    let mut hasher = Sha256::new();
+    for patch in &patches {
+        hasher.update(fsx::read(patch)?);
+    }
+    let series: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let tarball = fsx::read_to_string(&dir.join("linux.hash"))?
+        .lines()
+        .find(|l| l.starts_with("sha256") && l.ends_with(".tar.xz"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "));
+    Ok(crate::kcidb::Checkout {
+        key: series[..16].to_string(),
+        misc: serde_json::json!({
+            "kernel_tarball": tarball,
+            "patch_series_sha256": series,
+            "patches": patches.len(),
+        }),
+    })
 }
 
 #[cfg(test)]

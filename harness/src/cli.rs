@@ -44,6 +44,9 @@ pub enum Command {
     /// their counts as one line `passed N failed N skipped N` (an arch
     /// without results counts as one failure).
     Summary(SummaryArgs),
+    /// Write the arches' results as one KernelCI KCIDB document (schema
+    /// v5.3): a checkout, a build per arch, a test per KTAP test.
+    Kcidb(KcidbArgs),
 }
 
 /// Where the images are and where results go.
@@ -101,6 +104,18 @@ pub struct SummaryArgs {
     pub arch: Vec<String>,
     #[command(flatten)]
     pub dirs: Dirs,
+}
+
+#[derive(Debug, Args)]
+pub struct KcidbArgs {
+    /// Arch to include (repeatable) [default: every arch with results]
+    #[arg(long = "arch", value_name = "ARCH")]
+    pub arch: Vec<String>,
+    #[command(flatten)]
+    pub dirs: Dirs,
+    /// Where to write it [default: <results-dir>/kcidb.json]
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

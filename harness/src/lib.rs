@@ -10,6 +10,7 @@ pub mod console;
 pub mod error;
 pub mod fsx;
 pub mod junit;
+pub mod kcidb;
 pub mod ktap;
 pub mod layout;
 pub mod manifest;

@@ -9,6 +9,36 @@ use crate::error::HarnessError;
 use crate::ktap::{Counts, Status, TestNode};
 use crate::verdict::{ExitReason, InfraFailure, Verdict};
 
+/// Now as RFC 3339 UTC (`2026-12-06T16:00:00Z`).
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(secs)
+}
+
+/// Seconds since the epoch as RFC 3339 UTC (days to civil date: Howard
+/// Hinnant's algorithm).
+fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rest = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
 /// An image file of a run and its sha256.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImageFile {
@@ -90,6 +120,9 @@ pub struct ArchResult {
     pub defconfig: Option<String>,
     /// `qemu` (a live run) or `console` (`parse` of a recorded console).
     pub source: String,
+    /// When the run started (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
     #[serde(default)]
     pub qemu_command: Option<Vec<String>>,
     /// Directory QEMU ran in (the images directory).
@@ -156,6 +189,7 @@ impl ArchResult {
             arch: arch.to_string(),
             defconfig: None,
             source: source.to_string(),
+            started_at: None,
             qemu_command: None,
             qemu_cwd: None,
             qemu_version: None,
@@ -438,6 +472,13 @@ mod tests {
             top_level_lines("riscv64", &doc.tests[0]),
             ["riscv64: skip rust_print (0/1) # not built"]
         );
+    }
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_796_515_200 + 3661), "2026-12-06T01:01:01Z");
     }
 
     #[test]

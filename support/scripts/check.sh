@@ -334,9 +334,15 @@ fi
 # The boot tests' counts from the results.json files (the last line of
 # harness summary, after every arch's failures again: the end of a long
 # log), and the arch matrix.
+# kcidb ARGS: the run's KCIDB document (output/tests/kcidb.json), valid
+# for kcidb-io's validator, which rejects a broken copy
+kcidb() {
+	harness kcidb "$@" && support/scripts/kcidb-validate.sh output/tests/kcidb.json
+}
 if [ -n "$archs" ]; then
 	# shellcheck disable=SC2086 # one word per argument
 	set -- $archs
+	step kcidb kcidb "$@"
 	harness matrix "$@" | tail -n 1
 	summary=$(harness summary "$@") || summary=
 	printf '%s\n' "$summary" | sed '$d'

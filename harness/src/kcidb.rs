@@ -1,0 +1,259 @@
+//! A run as one KernelCI KCIDB report (schema v5.3; `make check` validates
+//! it with kcidb-io's own validator): one checkout (Debian's kernel tarball
+//! and the patch series), one build per arch (its defconfig and compilers),
+//! and one test per KTAP test, with its dot-separated path, status, start
+//! time, log excerpt and source. A lab submits it with kcidb's tools.
+
+use serde_json::{json, Map, Value};
+
+use crate::ktap::{Status, TestNode};
+use crate::report::ArchResult;
+
+/// The origin of every object: the CI system that reports them.
+pub const ORIGIN: &str = "rust_qemu";
+/// KCIDB's limit of a log excerpt, in characters.
+const EXCERPT_MAX: usize = 16384;
+
+/// The source code every build was made from.
+#[derive(Debug, Clone)]
+pub struct Checkout {
+    /// Names it among this origin's checkouts (e.g. the series' sha256).
+    pub key: String,
+    /// What it is, free-form (`misc`).
+    pub misc: Value,
+}
+
+/// The KCIDB document of `results`, each an arch's `results.json`.
+pub fn document(checkout: &Checkout, results: &[ArchResult]) -> Value {
+    let checkout_id = format!("{ORIGIN}:{}", checkout.key);
+    let mut builds = Vec::new();
+    let mut tests = Vec::new();
+    for result in results {
+        let build_id = format!("{checkout_id}:{}", result.arch);
+        builds.push(build(&checkout_id, &build_id, result));
+        add_tests(&build_id, result, &mut tests);
+    }
+    json!({
+        "version": {"major": 5, "minor": 3},
+        "checkouts": [{
+            "id": checkout_id,
+            "origin": ORIGIN,
+            "valid": true,
+            "misc": checkout.misc,
+        }],
+        "builds": builds,
+        "tests": tests,
+    })
+}
+
+fn build(checkout_id: &str, id: &str, result: &ArchResult) -> Value {
+    let mut build = Map::new();
+    build.insert("id".into(), json!(id));
+    build.insert("origin".into(), json!(ORIGIN));
+    build.insert("checkout_id".into(), json!(checkout_id));
+    build.insert("architecture".into(), json!(result.arch));
+    // It booted: the build is there (a failed build has no results.json).
+    build.insert("status".into(), json!("PASS"));
+    if let Some(defconfig) = &result.defconfig {
+        build.insert("config_name".into(), json!(defconfig));
+    }
+    let toolchain = result.kernel_toolchain.clone().unwrap_or_default();
+    if let Some(cc) = &toolchain.cc {
+        build.insert("compiler".into(), json!(cc));
+    }
+    build.insert(
+        "misc".into(),
+        json!({
+            "rustc": toolchain.rustc,
+            "bindgen": toolchain.bindgen,
+            "kernel_release": result.kernel_release,
+            "images": result.images,
+        }),
+    );
+    Value::Object(build)
+}
+
+/// The arch's tests: a `boot` test (ERROR for an infrastructure failure),
+/// then every KTAP test of the tree.
+fn add_tests(build_id: &str, result: &ArchResult, out: &mut Vec<Value>) {
+    let mut boot = test_object(build_id, result, "boot");
+    boot.insert("status".into(), json!("PASS"));
+    if let Some(failure) = &result.infrastructure_failure {
+        boot.insert("status".into(), json!("ERROR"));
+        boot.insert("comment".into(), json!(failure.kind.as_str()));
+        boot.insert("log_excerpt".into(), json!(excerpt(&failure.message)));
+    }
+    out.push(Value::Object(boot));
+    let mut names = Vec::new();
+    for test in &result.tests {
+        let path = unique(&mut names, path_part(&test.name));
+        add_node(build_id, result, test, &path, None, out);
+    }
+}
+
+fn add_node(
+    build_id: &str,
+    result: &ArchResult,
+    node: &TestNode,
+    path: &str,
+    parent_log: Option<&[String]>,
+    out: &mut Vec<Value>,
+) {
+    let log = if node.log.is_empty() {
+        parent_log
+    } else {
+        Some(&node.log[..])
+    };
+    let mut test = test_object(build_id, result, path);
+    test.insert("status".into(), json!(status(node.status)));
+    if let Some(excerpt) = node_excerpt(node, log) {
+        test.insert("log_excerpt".into(), json!(excerpt));
+    }
+    let mut misc = Map::new();
+    if let Some(source) = &node.source {
+        misc.insert("source".into(), json!(source));
+    }
+    if node.status == Status::Fail {
+        if let Some(command) = &result.reproduce {
+            misc.insert("reproduce".into(), json!(command));
+        }
+    }
+    if !misc.is_empty() {
+        test.insert("misc".into(), Value::Object(misc));
+    }
+    out.push(Value::Object(test));
+    let mut names = Vec::new();
+    for sub in &node.subtests {
+        let sub_path = format!("{path}.{}", unique(&mut names, path_part(&sub.name)));
+        add_node(build_id, result, sub, &sub_path, log, out);
+    }
+}
+
+fn test_object(build_id: &str, result: &ArchResult, path: &str) -> Map<String, Value> {
+    let mut test = Map::new();
+    test.insert("id".into(), json!(format!("{build_id}:{path}")));
+    test.insert("origin".into(), json!(ORIGIN));
+    test.insert("build_id".into(), json!(build_id));
+    test.insert("path".into(), json!(path));
+    if let Some(start) = &result.started_at {
+        test.insert("start_time".into(), json!(start));
+    }
+    if let Some(version) = &result.qemu_version {
+        test.insert("environment".into(), json!({"comment": version}));
+    }
+    test
+}
+
+fn status(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "PASS",
+        Status::Fail => "FAIL",
+        Status::Skip | Status::Todo => "SKIP",
+    }
+}
+
+/// A test that did not pass: its errors, diagnostics and skip reason,
+/// then the console lines of its top-level test.
+fn node_excerpt(node: &TestNode, log: Option<&[String]>) -> Option<String> {
+    if node.status == Status::Pass {
+        return None;
+    }
+    let mut lines: Vec<String> = node.errors.clone();
+    lines.extend(node.reason.iter().cloned());
+    lines.extend(node.diagnostics.iter().map(|d| format!("# {d}")));
+    lines.extend(log.unwrap_or_default().iter().cloned());
+    (!lines.is_empty()).then(|| excerpt(&lines.join("\n")))
+}
+
+/// At most KCIDB's excerpt length, cut at a character boundary.
+fn excerpt(text: &str) -> String {
+    let cut = text.chars().take(EXCERPT_MAX).collect::<String>();
+    cut.replace('\0', "")
+}
+
+/// A path component: KCIDB allows letters, digits, `_` and `-`.
+fn path_part(name: &str) -> String {
+    let part: String = name
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '_' | '-' => c,
+            _ => '_',
+        })
+        .collect();
+    if part.is_empty() {
+        "_".to_string()
+    } else {
+        part
+    }
+}
+
+/// `part`, or `part-N` if a sibling has it already.
+fn unique(seen: &mut Vec<String>, part: String) -> String {
+    let mut candidate = part.clone();
+    let mut n = 1;
+    while seen.contains(&candidate) {
+        n += 1;
+        candidate = format!("{part}-{n}");
+    }
+    seen.push(candidate.clone());
+    candidate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ktap::parse_str;
+
+    fn result() -> ArchResult {
+        let mut r = ArchResult::new("x86_64", "qemu");
+        r.defconfig = Some("qemu_x86_64_rust_defconfig".into());
+        r.started_at = Some("2026-12-06T16:00:00Z".into());
+        r.tests = parse_str(
+            "KTAP version 1\n1..2\n    KTAP version 1\n    1..2\n    ok 1 load\n    \
+             not ok 2 dmesg: m: x\n    # expected: x\nnot ok 1 m@of\nok 2 c # SKIP not here\n",
+        )
+        .tests;
+        r.tests[0].log = vec!["m: y".into()];
+        r.settle();
+        r
+    }
+
+    #[test]
+    fn one_build_per_arch_one_test_per_ktap_test() {
+        let checkout = Checkout {
+            key: "abc".into(),
+            misc: json!({}),
+        };
+        let doc = document(&checkout, &[result()]);
+        assert_eq!(doc["checkouts"][0]["id"], "rust_qemu:abc");
+        assert_eq!(doc["builds"][0]["id"], "rust_qemu:abc:x86_64");
+        assert_eq!(
+            doc["builds"][0]["config_name"],
+            "qemu_x86_64_rust_defconfig"
+        );
+        let tests = doc["tests"].as_array().expect("tests");
+        let paths: Vec<&str> = tests.iter().filter_map(|t| t["path"].as_str()).collect();
+        assert_eq!(
+            paths,
+            ["boot", "m_of", "m_of.load", "m_of.dmesg__m__x", "c"]
+        );
+        let failed = &tests[3];
+        assert_eq!(failed["status"], "FAIL");
+        assert_eq!(failed["log_excerpt"], "# expected: x\nm: y");
+        assert_eq!(
+            failed["misc"]["reproduce"],
+            "make retest ARCH=x86_64 TESTS=m@of"
+        );
+        assert_eq!(tests[4]["status"], "SKIP");
+        assert_eq!(tests[0]["start_time"], "2026-12-06T16:00:00Z");
+    }
+
+    #[test]
+    fn paths_are_kcidb_paths_and_unique() {
+        let mut seen = Vec::new();
+        assert_eq!(unique(&mut seen, path_part("dmesg: a.b")), "dmesg__a_b");
+        assert_eq!(unique(&mut seen, path_part("dmesg: a b")), "dmesg__a_b-2");
+        assert_eq!(path_part(""), "_");
+        assert_eq!(excerpt(&"x".repeat(EXCERPT_MAX + 5)).len(), EXCERPT_MAX);
+    }
+}
