@@ -23,6 +23,17 @@ LINUX_RUST_KERNEL_TARBALL = \
 
 $(eval $(call rust-kernel,LINUX,linux))
 
+# ppc64: every module of the target in the large code model, as 0034
+# builds Rust modules (the loader does not range-check the medium model's
+# relocations): checked once every package has installed its modules.
+ifeq ($(BR2_powerpc64)$(BR2_powerpc64le),y)
+define LINUX_RUST_CHECK_MODULE_CODE_MODEL
+	$(RUST_KERNEL_DIR)/check-module-code-model.sh $(TARGET_DIR) $(TARGET_READELF)
+endef
+# check-package TypoInPackageVariable
+LINUX_TARGET_FINALIZE_HOOKS += LINUX_RUST_CHECK_MODULE_CODE_MODEL
+endif
+
 # A gcc-only warning option that clang rejects (with CONFIG_WERROR).
 ifeq ($(LINUX_RUST_LLVM),y)
 # check-package TypoInPackageVariable
