@@ -51,7 +51,7 @@ fn build(checkout_id: &str, id: &str, result: &ArchResult) -> Value {
     build.insert("id".into(), json!(id));
     build.insert("origin".into(), json!(ORIGIN));
     build.insert("checkout_id".into(), json!(checkout_id));
-    build.insert("architecture".into(), json!(result.arch));
+    build.insert("architecture".into(), json!(architecture(&result.arch)));
     // It booted: the build is there (a failed build has no results.json).
     build.insert("status".into(), json!("PASS"));
     if let Some(defconfig) = &result.defconfig {
@@ -142,6 +142,17 @@ fn test_object(build_id: &str, result: &ArchResult, path: &str) -> Map<String, V
         test.insert("environment".into(), json!({"comment": version}));
     }
     test
+}
+
+/// KCIDB's architecture (`[a-z0-9_]*`) of an arch of the table: its name
+/// before a variant (`x86_64` of `x86_64-kasan`; the defconfig, the build's
+/// `config_name`, tells them apart).
+fn architecture(arch: &str) -> String {
+    let base = arch.split('-').next().unwrap_or(arch);
+    base.chars()
+        .map(|c| c.to_ascii_lowercase())
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+        .collect()
 }
 
 fn status(status: Status) -> &'static str {
@@ -246,6 +257,13 @@ mod tests {
         );
         assert_eq!(tests[4]["status"], "SKIP");
         assert_eq!(tests[0]["start_time"], "2026-12-06T16:00:00Z");
+    }
+
+    #[test]
+    fn architectures_are_kcidb_architectures() {
+        assert_eq!(architecture("x86_64-kasan"), "x86_64");
+        assert_eq!(architecture("ppc64le"), "ppc64le");
+        assert_eq!(architecture("arm"), "arm");
     }
 
     #[test]
