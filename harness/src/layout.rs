@@ -50,8 +50,15 @@ impl Layout {
     /// from the current directory), or to the current directory outside one.
     pub fn resolve(dirs: &Dirs) -> Layout {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        // Relative to where the command ran, as absolute paths: QEMU and
+        // UML run in the images directory (a UML copy-on-write file is
+        // under the results directory).
+        let dirs = Dirs {
+            output_dir: dirs.output_dir.as_ref().map(|p| cwd.join(p)),
+            results_dir: dirs.results_dir.as_ref().map(|p| cwd.join(p)),
+        };
         let base = find_repo_root(&cwd).unwrap_or(cwd);
-        Layout::resolve_from(dirs, &base)
+        Layout::resolve_from(&dirs, &base)
     }
 
     pub fn resolve_from(dirs: &Dirs, base: &Path) -> Layout {
@@ -71,6 +78,17 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_directories_become_absolute() {
+        let dirs = Dirs {
+            output_dir: Some(PathBuf::from("out")),
+            results_dir: Some(PathBuf::from("res")),
+        };
+        let layout = Layout::resolve(&dirs);
+        assert!(layout.output.is_absolute() && layout.output.ends_with("out"));
+        assert!(layout.results.is_absolute() && layout.results.ends_with("res"));
+    }
 
     #[test]
     fn finds_this_repository() {
