@@ -158,7 +158,11 @@ TREE_T0=0
 case ${1:-} in
 --table) ;;
 --kunit) measure && kunit_compare && tree_compare ;;
---kunit-only) kunit_compare && tree_compare ;;
+--kunit-only)
+	: >"$raw"
+	put all run "$(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD), $(nproc) CPUs, loops only"
+	kunit_compare && tree_compare
+	;;
 *) measure ;;
 esac
 
@@ -170,15 +174,17 @@ fig() {
 {
 	echo "# Benchmark: $(fig all run)"
 	echo
-	echo "make check: $(fig all make-check-s) s, $(fig all make-check-result)"
-	echo
-	echo "| arch | build (s) | of which kernel / rest (Buildroot s) | full boot + tests (guest s) | edit -> result (s) | quick boot + tests (guest s) |"
-	echo "| --- | --- | --- | --- | --- | --- |"
-	harness list | while read -r arch _; do
-		echo "| $arch | $(fig "$arch" build-s) | $(fig "$arch" kernel-s) / $(fig "$arch" other-s) |" \
-			"$(fig "$arch" full-boot-s) + $(fig "$arch" full-tests-s) | $(fig "$arch" loop-s) |" \
-			"$(fig "$arch" quick-boot-s) + $(fig "$arch" quick-tests-s) |"
-	done
+	if [ -n "$(fig all make-check-s)" ]; then
+		echo "make check: $(fig all make-check-s) s, $(fig all make-check-result)"
+		echo
+		echo "| arch | build (s) | of which kernel / rest (Buildroot s) | full boot + tests (guest s) | edit -> result (s) | quick boot + tests (guest s) |"
+		echo "| --- | --- | --- | --- | --- | --- |"
+		harness list | while read -r arch _; do
+			echo "| $arch | $(fig "$arch" build-s) | $(fig "$arch" kernel-s) / $(fig "$arch" other-s) |" \
+				"$(fig "$arch" full-boot-s) + $(fig "$arch" full-tests-s) | $(fig "$arch" loop-s) |" \
+				"$(fig "$arch" quick-boot-s) + $(fig "$arch" quick-tests-s) |"
+		done
+	fi
 	if [ -n "$(fig kunit clean-s)" ]; then
 		echo
 		echo "kunit.py on the same patched tree (x86_64, Rust doctests): clean $(fig kunit clean-s) s" \
