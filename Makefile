@@ -4,7 +4,7 @@
 #   (every defconfig of configs/ alike)
 # Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
 # the last configured defconfig, or for O=<dir>. Own goals: setup, check,
-# retest [ARCH=x86_64|all|<arch>,<arch>], linux-tree, linux-patches, bench,
+# check-toolchains, retest [ARCH=x86_64|all|<arch>,<arch>], linux-tree, linux-patches, bench,
 # arch-matrix, help-rust-qemu. LINUX_TREE=<dir>: every kernel from your
 # kernel tree (remembered; LINUX_TREE= goes back to patches/linux/).
 # Host set-up runs first when needed.
@@ -40,10 +40,22 @@ BR_OFFLINE_ARGS = \
 	RUST_QEMU_OFFLINE_SRC=$(RUST_QEMU_CACHE)/src
 endif
 
-# The output directory: output/<defconfig>, remembered in output/.current.
+# A cell of the toolchain axis (support/toolchains/axis.toml): with a
+# defconfig goal, TOOLCHAIN=<name> adds the configuration fragment
+# support/toolchains/<name>.config, in output/<defconfig>+<name>.
+TOOLCHAIN_FRAGMENT = $(CURDIR)/support/toolchains/$(TOOLCHAIN).config
+ifneq ($(TOOLCHAIN),)
+ifeq ($(wildcard $(TOOLCHAIN_FRAGMENT)),)
+$(error TOOLCHAIN=$(TOOLCHAIN): there is no support/toolchains/$(TOOLCHAIN).config; the toolchains are: \
+	$(basename $(notdir $(wildcard support/toolchains/*.config))))
+endif
+endif
+
+# The output directory: output/<defconfig>[+<toolchain>], remembered in
+# output/.current.
 DEFCONFIG := $(filter %_defconfig,$(MAKECMDGOALS))
 ifneq ($(DEFCONFIG),)
-O ?= $(CURDIR)/output/$(DEFCONFIG)
+O ?= $(CURDIR)/output/$(DEFCONFIG)$(if $(TOOLCHAIN),+$(TOOLCHAIN))
 else
 O ?= $(CURDIR)/output/$(shell cat output/.current 2>/dev/null)
 endif
@@ -69,13 +81,13 @@ BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE
 	BR2_PACKAGE_OVERRIDE_FILE=$(CURDIR)/support/override.mk
 SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 
-WRAPPER_GOALS = setup check retest linux-tree linux-patches bench arch-matrix help-rust-qemu
+WRAPPER_GOALS = setup check check-toolchains retest linux-tree linux-patches bench arch-matrix help-rust-qemu
 BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
 
 .PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
 _buildroot: $(SETUP_STAMP)
 ifneq ($(DEFCONFIG),)
-	@mkdir -p output && echo $(DEFCONFIG) >output/.current
+	@mkdir -p output && echo $(notdir $(O)) >output/.current
 else ifeq ($(wildcard $(O)/.config),)
 	@echo "No configuration in $(O): run 'make <defconfig>' first (ls configs/)." >&2
 	@exit 1
@@ -87,7 +99,13 @@ endif
 		echo ">>> the kernel source changed, now $$(linux/kernel-source.sh id): $$pkg-dirclean"; \
 		umask 0022 && $(BR_MAKE) $$pkg-dirclean && \
 		rm -rf $(O)/build/$$pkg-custom $(O)/build/$$pkg-[0-9]*; }
+ifneq ($(DEFCONFIG),)
+	umask 0022 && $(BR_MAKE) $(DEFCONFIG)
+	$(if $(TOOLCHAIN),cat $(TOOLCHAIN_FRAGMENT) >>$(O)/.config && umask 0022 && $(BR_MAKE) olddefconfig)
+	$(if $(filter-out $(DEFCONFIG),$(BR_GOALS)),umask 0022 && $(BR_MAKE) $(filter-out $(DEFCONFIG),$(BR_GOALS)))
+else
 	umask 0022 && $(BR_MAKE) $(BR_GOALS)
+endif
 
 ifeq ($(LINUX_TREE_ORIGIN),command line)
 LINUX_TREE_REMEMBER = mkdir -p $(dir $(LINUX_TREE_FILE)) && \
@@ -98,7 +116,8 @@ $(BR_GOALS): _buildroot
 	@:
 
 $(SETUP_STAMP): support/setup-host.sh support/debian-packages.txt support/apt.sources support/versions.env \
-		offline/provision.sh offline/sources.tsv toolchain/toolchain-external-debian-cross/debian-cross.debs
+		offline/provision.sh offline/sources.tsv toolchain/toolchain-external-debian-cross/debian-cross.debs \
+		support/toolchains/rust.debs $(wildcard support/toolchains/bindgen-*.config)
 	support/setup-host.sh
 	@mkdir -p $(@D) && touch $@
 
@@ -112,6 +131,11 @@ setup:
 # deleted once its checks are done (one on the disk at a time).
 check: $(SETUP_STAMP)
 	support/scripts/check.sh
+
+# Every cell of the toolchain axis (support/toolchains/axis.toml), built
+# and booted in quick mode; make check runs those marked check.
+check-toolchains: $(SETUP_STAMP)
+	support/scripts/check.sh --toolchains
 
 # The edit -> result loop: rebuild what changed in each ARCH's output
 # (x86_64, all, or a comma-separated list), boot it in quick mode, one

@@ -6,12 +6,13 @@
 # KERNEL_TARBALL (optional). Exits non-zero with every problem found.
 set -eu
 
-# Minimum versions of Linux 6.12 (scripts/min-tool-version.sh).
-min_rustc=1.78.0
-min_bindgen=0.65.1
-# The bindgen-cli the project pins (BINDGEN_VERSION)
+# The minimum versions (RUST_MIN_VERSION, BINDGEN_MIN_VERSION: the series'
+# and Linux 6.12's, with the reason) and the bindgen-cli the project pins
+# (BINDGEN_VERSION)
 # shellcheck source=support/versions.env
 . "$(dirname "$0")/../support/versions.env"
+min_rustc=$RUST_MIN_VERSION
+min_bindgen=$BINDGEN_MIN_VERSION
 install_bindgen="cargo install --locked bindgen-cli --version $BINDGEN_VERSION"
 
 errors=0
@@ -40,7 +41,9 @@ if ! rustc_v=$("$RUSTC" --version 2>/dev/null | first_version) || [ -z "$rustc_v
 	fail "rustc '$RUSTC' does not run" "$debian_rust"
 else
 	version_ge "$rustc_v" "$min_rustc" ||
-		fail "rustc $rustc_v ('$RUSTC') is older than $min_rustc, the minimum of Linux 6.12" "$debian_rust"
+		fail "rustc $rustc_v ('$RUSTC') is older than $min_rustc, the minimum of this tree's kernel" \
+			"(Linux 6.12 needs 1.78.0; the series of patches/linux/ needs 1.83 (const_refs_to_static," \
+			"patch 0001) and is tested with $min_rustc and newer: support/versions.env)." "$debian_rust"
 	sysroot=$("$RUSTC" --print sysroot)
 	[ -f "$sysroot/lib/rustlib/src/rust/library/core/src/lib.rs" ] ||
 		fail "rustc $rustc_v ('$RUSTC') has no rust-src (looked in $sysroot/lib/rustlib/src)" \
@@ -56,7 +59,7 @@ if ! bindgen_v=$("$BINDGEN" --version 2>/dev/null | first_version) || [ -z "$bin
 	fail "bindgen '$BINDGEN' does not run" "$install_bindgen"
 else
 	version_ge "$bindgen_v" "$min_bindgen" ||
-		fail "bindgen $bindgen_v is older than $min_bindgen, the minimum of Linux 6.12" \
+		fail "bindgen $bindgen_v is older than $min_bindgen, the minimum of Linux 6.12 (support/versions.env)" \
 			"$install_bindgen"
 	probe=$(mktemp)
 	if ! out=$(printf 'struct s { int a; };\n' | "$BINDGEN" /dev/stdin -o "$probe" 2>&1) &&

@@ -5,6 +5,7 @@
 #  - Buildroot, pinned, cloned from upstream into the cache
 #  - the sysroot packages of the Debian cross toolchain package
 #    (toolchain/toolchain-external-debian-cross/debian-cross.debs) into the cache
+#  - the toolchain axis' other rustc and bindgen (support/toolchains/)
 #  - with OFFLINE=1: package sources from Debian's archive (offline/)
 # Usage: support/setup-host.sh   (environment: RUST_QEMU_CACHE, OFFLINE)
 set -eu
@@ -108,8 +109,22 @@ fi
 # --- target packages of the clang-built toolchains (debian-cross.debs)
 tc=toolchain/toolchain-external-debian-cross
 say "sysroot packages of $tc/debian-cross.debs in $cache/debian-cross"
-"$top/$tc/fetch-debs.sh" "$cache" ||
+"$top/support/scripts/fetch-debs.sh" "$top/$tc/debian-cross.debs" "$cache/debian-cross" ||
 	die "could not download the packages of $tc/debian-cross.debs from Debian's archive"
+
+# --- the other toolchains of the toolchain axis (support/toolchains/):
+# rustc (rust.debs) unpacked into the cache, bindgen-cli of each
+# bindgen-<version>.config from the Rust package registry
+"$top/support/toolchains/install-rust.sh" "$cache" ||
+	die "could not unpack the rustc of support/toolchains/rust.debs from Debian's archive"
+for f in "$top"/support/toolchains/bindgen-*.config; do
+	v=${f##*/bindgen-}
+	v=${v%.config}
+	[ "$("$cache/host/bindgen-$v/bin/bindgen" --version 2>/dev/null)" != "bindgen $v" ] || continue
+	say "installing bindgen-cli $v into $cache/host/bindgen-$v"
+	cargo install -q --locked --root "$cache/host/bindgen-$v" bindgen-cli --version "$v" ||
+		die "cargo install bindgen-cli $v failed (crates.io reachable?)"
+done
 
 # --- offline package sources
 if [ "$OFFLINE" = 1 ]; then

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::arch_table::{qemu_hint, qemu_packages, ArchSpec, ArchTable};
+use crate::axis::fragment;
 use crate::board::{BootCommand, Launcher};
 use crate::cli::{Cli, Command, KcidbArgs, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
 use crate::error::HarnessError;
@@ -47,8 +48,8 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
         Command::Run(args) => run(&table, &tree, cli.manifest.as_deref(), args),
         Command::Parse(args) => parse(&table, &manifest()?, args),
         Command::Matrix(args) => matrix(&table, &tree, args),
-        Command::List => {
-            print!("{}", list(&table));
+        Command::List(args) => {
+            print!("{}", list(&table, args.cells));
             Ok(0)
         }
         Command::Summary(args) => summary(&table, args),
@@ -159,7 +160,7 @@ fn preflight(
         .map(|path| path.display().to_string())
         .collect();
     if !missing.is_empty() {
-        return Err(verdict::images_missing(&missing, &spec.defconfig));
+        return Err(verdict::images_missing(&missing, &spec.build_command()));
     }
     Ok(program)
 }
@@ -412,7 +413,13 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
     let config = spec
         .kernel_config(&layout.output)
         .and_then(|path| std::fs::read_to_string(path).ok());
-    let defconfig = std::fs::read_to_string(spec.defconfig_file(tree)).ok();
+    // a cell's configuration: the defconfig, then its toolchain's fragment
+    let defconfig = std::fs::read_to_string(spec.defconfig_file(tree))
+        .ok()
+        .map(|text| match &spec.toolchain {
+            Some(t) => text + &std::fs::read_to_string(tree.join(fragment(t))).unwrap_or_default(),
+            None => text,
+        });
     let machine = spec.boot_command(tree).ok();
     Ok(MatrixRow {
         // The build's own record first: UML's toolchain is not in its defconfig.
@@ -459,8 +466,20 @@ fn matrix(table: &ArchTable, tree: &Path, args: &MatrixArgs) -> Result<u8, Harne
     Ok(0)
 }
 
-/// `<arch> <defconfig>` lines.
-fn list(table: &ArchTable) -> String {
+/// `<arch> <defconfig>` lines, or the cells' `<cell> <defconfig>
+/// <toolchain> check|extra` lines.
+fn list(table: &ArchTable, cells: bool) -> String {
+    if cells {
+        return table
+            .cells
+            .iter()
+            .map(|c| {
+                let toolchain = c.spec.toolchain.as_deref().unwrap_or("-");
+                let when = if c.check { "check" } else { "extra" };
+                format!("{} {} {toolchain} {when}\n", c.spec.name, c.spec.defconfig)
+            })
+            .collect();
+    }
     table
         .arches
         .iter()
@@ -568,7 +587,7 @@ mod tests {
     fn lists_the_table() {
         let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let table = ArchTable::load(None, &tree).expect("table");
-        let text = list(&table);
+        let text = list(&table, false);
         assert_eq!(text.lines().count(), table.arches.len());
         // board folder order: board/qemu/aarch64/ first
         assert!(

@@ -81,24 +81,46 @@ pub struct ArchSpec {
     pub test_timeout_s: f64,
     #[serde(default)]
     pub kernel_log_ignore: Vec<String>,
+    /// A cell of the toolchain axis ([`crate::axis`]): the toolchain whose
+    /// configuration fragment the build adds to the defconfig.
+    #[serde(skip)]
+    pub toolchain: Option<String>,
 }
 
 impl ArchSpec {
-    /// `<output-root>/<defconfig>/images`.
+    /// The build's output directory name: the defconfig's, or for a cell
+    /// of the toolchain axis `<defconfig>+<toolchain>` (the wrapper's
+    /// `make <defconfig> TOOLCHAIN=<toolchain>`).
+    pub fn output_name(&self) -> String {
+        match &self.toolchain {
+            Some(toolchain) => format!("{}+{toolchain}", self.defconfig),
+            None => self.defconfig.clone(),
+        }
+    }
+
+    /// The command that builds its images.
+    pub fn build_command(&self) -> String {
+        match &self.toolchain {
+            Some(toolchain) => format!("make {} TOOLCHAIN={toolchain} && make", self.defconfig),
+            None => format!("make {} && make", self.defconfig),
+        }
+    }
+
+    /// `<output-root>/<output name>/images`.
     pub fn images_dir(&self, output_root: &Path) -> PathBuf {
-        output_root.join(&self.defconfig).join("images")
+        output_root.join(self.output_name()).join("images")
     }
 
     /// Buildroot's target directory (the root filesystem's contents).
     pub fn target_dir(&self, output_root: &Path) -> PathBuf {
-        output_root.join(&self.defconfig).join("target")
+        output_root.join(self.output_name()).join("target")
     }
 
     /// The kernel `.config` of the build, if there is one:
-    /// `<output-root>/<defconfig>/build/linux-*/.config` (Buildroot's
+    /// `<output-root>/<output name>/build/linux-*/.config` (Buildroot's
     /// linux package builds in `linux-custom`, linux-um in `linux-um-<version>`).
     pub fn kernel_config(&self, output_root: &Path) -> Option<PathBuf> {
-        let build = output_root.join(&self.defconfig).join("build");
+        let build = output_root.join(self.output_name()).join("build");
         let mut found: Vec<PathBuf> = std::fs::read_dir(build)
             .ok()?
             .filter_map(Result::ok)
@@ -182,6 +204,17 @@ pub struct ArchTable {
     pub arches: Vec<ArchSpec>,
     /// The other rows of the arch matrix.
     pub others: Vec<OtherArch>,
+    /// The cells of the toolchain axis ([`crate::axis`]).
+    pub cells: Vec<Cell>,
+}
+
+/// A cell of the toolchain axis: an arch built with another toolchain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// `<arch>+<toolchain>`, its own output and results directories.
+    pub spec: ArchSpec,
+    /// make check builds it (else only make check-toolchains).
+    pub check: bool,
 }
 
 impl ArchTable {
@@ -205,6 +238,7 @@ impl ArchTable {
         Ok(ArchTable {
             arches: file.arch,
             others: file.other,
+            cells: Vec::new(),
         })
     }
 
@@ -239,6 +273,7 @@ impl ArchTable {
                 boot_timeout_s: DEFAULT_BOOT_TIMEOUT_S,
                 test_timeout_s: DEFAULT_TEST_TIMEOUT_S,
                 kernel_log_ignore: Vec::new(),
+                toolchain: None,
                 defconfig,
             });
         }
@@ -268,7 +303,7 @@ impl ArchTable {
                 message: "no arch: no */arch.toml with an [[arch]] entry, no defconfig".into(),
             });
         }
-        Ok(table)
+        table.with_axis_of(tree)
     }
 
     /// Adds the `[[arch]]` entries of `<tree>/board/qemu/*/arch.toml`, in
@@ -290,15 +325,24 @@ impl ArchTable {
         Ok(self)
     }
 
+    /// An arch, or a cell of the toolchain axis, by name.
     pub fn get(&self, name: &str) -> Option<&ArchSpec> {
-        self.arches.iter().find(|a| a.name == name)
+        self.arches
+            .iter()
+            .chain(self.cells.iter().map(|c| &c.spec))
+            .find(|a| a.name == name)
     }
 
     pub fn names(&self) -> Vec<&str> {
-        self.arches.iter().map(|a| a.name.as_str()).collect()
+        self.arches
+            .iter()
+            .chain(self.cells.iter().map(|c| &c.spec))
+            .map(|a| a.name.as_str())
+            .collect()
     }
 
-    /// The arches named (in the order given, without repeats), or all.
+    /// The arches named (in the order given, without repeats; cells of
+    /// the toolchain axis too), or all arches.
     pub fn select(&self, names: &[String]) -> Result<Vec<&ArchSpec>, HarnessError> {
         if names.is_empty() {
             return Ok(self.arches.iter().collect());
@@ -384,7 +428,9 @@ mod tests {
         let table = builtin();
         let names = table.names();
         let all = table.select(&[]).expect("all");
-        assert_eq!(all.len(), names.len());
+        assert_eq!(all.len(), table.arches.len(), "all arches, not the cells");
+        let cell = table.cells.first().expect("a cell").spec.name.clone();
+        assert_eq!(table.select(&[cell]).expect("a cell by name").len(), 1);
         let last = names[names.len() - 1].to_string();
         let some = table.select(&[last.clone(), last]).expect("one");
         assert_eq!(some.len(), 1);
@@ -491,7 +537,7 @@ status = \"not here\"
         let boards = ArchTable::builtin()
             .and_then(|t| t.with_boards_of(&tree()))
             .expect("boards");
-        assert_eq!(boards.names().len(), builtin().names().len());
+        assert_eq!(boards.arches.len(), builtin().arches.len());
         assert!(boards.names().contains(&"x86_64-kasan"));
     }
 

@@ -39,7 +39,7 @@ pub enum Command {
     /// Re-parse a recorded console.log offline (same report and exit status).
     Parse(ParseArgs),
     /// Print the arch table: one `<arch> <defconfig>` line per arch.
-    List,
+    List(ListArgs),
     /// Print the failures of the per-arch results.json files again, then
     /// their counts as one line `passed N failed N skipped N` (an arch
     /// without results counts as one failure).
@@ -47,6 +47,15 @@ pub enum Command {
     /// Write the arches' results as one KernelCI KCIDB document (schema
     /// v5.3): a checkout, a build per arch, a test per KTAP test.
     Kcidb(KcidbArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    /// Print the cells of the toolchain axis instead (support/toolchains/axis.toml):
+    /// one `<cell> <defconfig> <toolchain> check|extra` line per cell (check:
+    /// make check builds it)
+    #[arg(long)]
+    pub cells: bool,
 }
 
 /// Where the images are and where results go.
@@ -207,6 +216,9 @@ mod tests {
             Cli::try_parse_from(["rust-qemu-test", "summary", "--arch", "x86_64"]).expect("parses");
         assert!(matches!(cli.command, Command::Summary(ref s) if s.arch == ["x86_64"]));
         let cli = Cli::try_parse_from(["rust-qemu-test", "list"]).expect("parses");
-        assert!(matches!(cli.command, Command::List));
+        assert!(matches!(
+            cli.command,
+            Command::List(ListArgs { cells: false })
+        ));
     }
 }

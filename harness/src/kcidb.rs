@@ -148,7 +148,8 @@ fn test_object(build_id: &str, result: &ArchResult, path: &str) -> Map<String, V
 /// before a variant (`x86_64` of `x86_64-kasan`; the defconfig, the build's
 /// `config_name`, tells them apart).
 fn architecture(arch: &str) -> String {
-    let base = arch.split('-').next().unwrap_or(arch);
+    // x86_64-kasan, x86_64+rustc-1.85.0 (a cell of the toolchain axis)
+    let base = arch.split(['-', '+']).next().unwrap_or(arch);
     base.chars()
         .map(|c| c.to_ascii_lowercase())
         .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
@@ -262,6 +263,7 @@ mod tests {
     #[test]
     fn architectures_are_kcidb_architectures() {
         assert_eq!(architecture("x86_64-kasan"), "x86_64");
+        assert_eq!(architecture("aarch64+rustc-1.85.0"), "aarch64");
         assert_eq!(architecture("ppc64le"), "ppc64le");
         assert_eq!(architecture("arm"), "arm");
     }

@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod arch_table;
+pub mod axis;
 pub mod board;
 pub mod cli;
 pub mod console;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::arch_table::OtherArch;
 use crate::ktap::{Status, TestNode};
-use crate::report::{seconds, ArchResult};
+use crate::report::{seconds, ArchResult, KernelToolchain};
 use crate::verdict::Verdict;
 
 /// Top-level test holding the Rust KUnit doctests.
@@ -70,10 +70,26 @@ pub fn rust_in_config(config: Option<&str>) -> String {
     }
 }
 
-/// The compiler that built a kernel, from its `.config`:
+/// The toolchain that built a kernel, from its `.config`: the C compiler
+/// ([`compiler_of_config`]), then rustc's and bindgen's versions as Kconfig
+/// recorded them, e.g. `gcc 12, rustc 1.96.0, bindgen 0.72.1`.
+pub fn toolchain_of_config(config: &str) -> Option<String> {
+    let cc = compiler_of_config(config)?;
+    let tools = KernelToolchain::from_config(config);
+    let version = |text: Option<String>| text?.split_whitespace().nth(1).map(str::to_string);
+    let mut out = cc;
+    for (tool, text) in [("rustc", tools.rustc), ("bindgen", tools.bindgen)] {
+        if let Some(v) = version(text) {
+            out.push_str(&format!(", {tool} {v}"));
+        }
+    }
+    Some(out)
+}
+
+/// The C compiler that built a kernel, from its `.config`:
 /// `LLVM (clang-22)` for `CONFIG_CC_IS_CLANG` with `CONFIG_CLANG_VERSION=220108`,
 /// `gcc 12` for `CONFIG_CC_IS_GCC` with `CONFIG_GCC_VERSION=120200`.
-pub fn toolchain_of_config(config: &str) -> Option<String> {
+pub fn compiler_of_config(config: &str) -> Option<String> {
     let value = |key: &str| {
         config.lines().find_map(|l| {
             l.trim()
@@ -421,6 +437,17 @@ ok 7 rust_platform@of # SKIP only on riscv64
         ] {
             assert_eq!(kernel_toolchain(defconfig), toolchain, "{defconfig}");
         }
+    }
+
+    #[test]
+    fn toolchain_versions_of_built_kernels() {
+        let config = "CONFIG_CC_IS_GCC=y\nCONFIG_GCC_VERSION=120200\n\
+            CONFIG_RUSTC_VERSION_TEXT=\"rustc 1.85.0 (4d91de4e4 2025-02-17) (built from a source tarball)\"\n\
+            CONFIG_BINDGEN_VERSION_TEXT=\"bindgen 0.65.1\"\n";
+        assert_eq!(
+            toolchain_of_config(config).as_deref(),
+            Some("gcc 12, rustc 1.85.0, bindgen 0.65.1")
+        );
     }
 
     #[test]

@@ -269,11 +269,11 @@ pub fn qemu_not_found(program: &str, place: &str, hint: &str) -> InfraFailure {
 }
 
 /// Images of the boot command that the output lacks.
-pub fn images_missing(missing: &[String], defconfig: &str) -> InfraFailure {
+pub fn images_missing(missing: &[String], build: &str) -> InfraFailure {
     InfraFailure::new(
         ExitReason::ImageMissing,
         format!(
-            "missing image{} {}: build it with `make {defconfig} && make`",
+            "missing image{} {}: build it with `{build}`",
             if missing.len() > 1 { "s" } else { "" },
             missing.join(" and "),
         ),

@@ -7,8 +7,14 @@
 # "check: N passed, N failed". Exit 0 only if all passed.
 # PRUNE=1: once a defconfig's checks are done, its build trees go (all but
 # the kernel's .config, which the arch matrix reads), so that the disk
-# holds one build at a time (CI).
+# holds one build at a time (CI). The cells of the toolchain axis
+# (support/toolchains/axis.toml) marked check are built and booted in
+# quick mode after the defconfigs; --toolchains (make check-toolchains):
+# every cell, and nothing else.
+# Usage: check.sh [--toolchains]
 set -eu
+mode=all
+[ "${1:-}" != --toolchains ] || mode=toolchains
 
 cd "$(dirname "$0")/../.."
 logs=output/logs
@@ -29,6 +35,13 @@ if ! arch_table=$(harness list); then
 	exit 1
 fi
 defconfigs=${DEFCONFIGS:-$(printf '%s\n' "$arch_table" | cut -d' ' -f2)}
+# the cells: "<cell> <defconfig> <toolchain> check|extra"
+cells=$(harness list --cells)
+if [ "$mode" = toolchains ]; then
+	defconfigs=
+else
+	cells=$(printf '%s\n' "$cells" | awk '$4 == "check"')
+fi
 
 # step NAME COMMAND...: run a check, its output to $logs/NAME.log;
 # step_ok=1 if it passed
@@ -48,6 +61,7 @@ step() {
 	fi
 }
 
+if [ "$mode" = all ]; then
 step lint support/scripts/lint.sh
 step harness-unit-tests cargo test --release --workspace
 runner_unit_tests() {
@@ -100,6 +114,7 @@ step linux-tree-bad-input linux_tree_bad_input
 # The series' Kconfig guards (linux/kconfig-guards): the kernel's own
 # Kconfig in that tree keeps Rust off where the series must
 [ "$tree_ok" -eq 0 ] || step kconfig-guards support/scripts/kconfig-guards.sh "$tree"
+fi
 # tree_edit ARCH: a new pr_info! line in the tree's rust_minimal.rs (not
 # committed, patches/linux/ untouched) reaches ARCH's kernel through
 # make retest from the tree: its quick boot passes and prints the line.
@@ -232,13 +247,13 @@ shell_poweroff() {
 	rm -rf "$t"
 	[ "$ok" -eq 1 ]
 }
-# boot_tests ARCH: its image booted, the tests run (the harness prints one
-# line per test, counted at the end from its results.json); harness_rc is
-# the worst exit status so far
+# boot_tests ARCH [HARNESS RUN ARGUMENTS]: its image booted, the tests
+# run (the harness prints one line per test, counted at the end from its
+# results.json); harness_rc is the worst exit status so far
 boot_tests() {
 	{
 		rc=0
-		harness run --arch "$1" || rc=$?
+		harness run --arch "$@" || rc=$?
 		echo "$rc" >"$logs/boot-tests-$1.rc"
 	} | tee -a "$logs/boot-tests.log"
 	rc=$(cat "$logs/boot-tests-$1.rc")
@@ -263,6 +278,31 @@ enough_disk() {
 		"free some, or run 'make check PRUNE=1' (one build on disk at a time)"
 	failed=$((failed + 1))
 	return 1
+}
+
+# The series' minimum rustc (RUST_MIN_VERSION, support/versions.env): an
+# output's build pointed at an older rustc, or at one that is gone, stops
+# in seconds, naming the minimum. The older rustc is a stand-in that
+# only says its version: Debian 12 has none below 1.85.
+rustc_below_minimum() {
+	fake=$(mktemp -d)
+	printf '#!/bin/sh\necho "rustc 1.84.1 (e71f9a9a9 2025-01-27)"\n' >"$fake/rustc"
+	chmod +x "$fake/rustc"
+	rc=0
+	for rustc in "$fake/rustc" "$RUST_QEMU_CACHE/toolchains/rust-1.84.1/bin/rustc"; do
+		start=$(date +%s)
+		if make O="$1" BR2_RUST_QEMU_RUSTC="$rustc" >"$fake/log" 2>&1; then
+			echo "the build went on with $rustc"
+			rc=1
+		fi
+		cat "$fake/log"
+		secs=$(($(date +%s) - start))
+		grep -q "minimum of this tree's kernel\|rustc '$rustc' does not run" "$fake/log" ||
+			{ echo "no message naming the minimum or the missing rustc"; rc=1; }
+		[ "$secs" -le 60 ] || { echo "stopped after $secs s, not in seconds"; rc=1; }
+	done
+	rm -rf "$fake"
+	return "$rc"
 }
 
 # Each defconfig: built, its Buildroot goals, booted and tested (skipped,
@@ -299,6 +339,7 @@ for d in $defconfigs; do
 		first=$d
 		step "linux-savedefconfig-$d" linux_savedefconfig "$out"
 		step "linux-menuconfig-$d" linux_menuconfig "$out"
+		step rustc-below-minimum rustc_below_minimum "$out"
 	fi
 	boot_tests "$arch"
 	first_arch=${first_arch:-$arch}
@@ -308,6 +349,24 @@ for d in $defconfigs; do
 	esac
 	[ "${PRUNE:-0}" != 1 ] || prune "$out"
 done
+
+# The cells of the toolchain axis: the arch's defconfig plus the
+# toolchain's fragment, in output/<defconfig>+<toolchain>, booted in quick
+# mode (every sample and doctest, fewer repeats)
+while read -r cell defconfig toolchain _ <&4; do
+	[ -n "$cell" ] || continue
+	archs="$archs --arch $cell"
+	enough_disk || continue
+	step "build-$cell" sh -c "make $defconfig TOOLCHAIN=$toolchain && make"
+	if [ "$step_ok" -eq 0 ]; then
+		echo "     $cell: not booted, its build failed"
+		continue
+	fi
+	boot_tests "$cell" --kernel-arg rusttest=quick
+	[ "${PRUNE:-0}" != 1 ] || prune "$PWD/output/$defconfig+$toolchain"
+done 4<<EOF
+$cells
+EOF
 
 # The harness's failure paths on a real QEMU (its tests cover them on
 # recorded consoles): a kernel panic and a hung guest must give exit 2,
@@ -322,7 +381,7 @@ expect_failure() {
 	[ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; return 1; }
 	case $out in *"$reason"*) ;; *) echo "no '$reason' in the output"; return 1 ;; esac
 }
-if [ -n "$first_arch" ]; then
+if [ "$mode" = all ] && [ -n "$first_arch" ]; then
 	step real-qemu-panic-detected expect_failure 'infrastructure failure (kernel-panic)' \
 		--results-dir output/tests-failure/panic --kernel-arg root=/dev/nosuchdisk --kernel-arg rootwait=0
 	step real-qemu-hang-detected expect_failure 'infrastructure failure (boot-timeout)' \

@@ -16,16 +16,19 @@ arches=${1:?usage: retest.sh ARCH[,ARCH...]|all [harness run arguments]}
 shift
 harness() { cargo run -q --release -p rust-qemu-test -- "$@"; }
 
-table=$(harness list)
+# "<arch> <output> <defconfig> [<toolchain>]": the arches, then the cells
+# of the toolchain axis (support/toolchains/axis.toml), which ARCH may name
+table=$(harness list | awk '{ print $1, $2, $2 }' &&
+	harness list --cells | awk '{ print $1, $2 "+" $3, $2, $3 }')
 all=
 if [ "$arches" = all ]; then
 	all=1
-	arches=$(printf '%s\n' "$table" | cut -d' ' -f1)
+	arches=$(harness list | cut -d' ' -f1)
 else
 	arches=$(echo "$arches" | tr ',' ' ')
 fi
 
-# retest_one ARCH DEFCONFIG [HARNESS RUN ARGUMENTS...]: rebuild, then boot
+# retest_one ARCH OUTPUT [HARNESS RUN ARGUMENTS...]: rebuild, then boot
 # in quick mode
 retest_one() {
 	arch=$1
@@ -61,20 +64,22 @@ done
 rows=
 rc=0
 for arch in $arches; do
-	defconfig=$(printf '%s\n' "$table" | awk -v a="$arch" '$1 == a { print $2 }')
-	if [ -z "$defconfig" ]; then
+	read -r output defconfig toolchain <<EOF
+$(printf '%s\n' "$table" | awk -v a="$arch" '$1 == a { print $2, $3, $4 }')
+EOF
+	if [ -z "$output" ]; then
 		echo "retest: no arch '$arch'; the arches are: $(printf '%s\n' "$table" | cut -d' ' -f1 | tr '\n' ' ')" >&2
 		exit 2
 	fi
-	if [ ! -f "output/$defconfig/.config" ]; then
-		rows="$rows$arch|not built: make $defconfig && make|||
+	if [ ! -f "output/$output/.config" ]; then
+		rows="$rows$arch|not built: make $defconfig${toolchain:+ TOOLCHAIN=$toolchain} && make|||
 "
 		[ -n "$all" ] || rc=2
 		continue
 	fi
 	start=$(date +%s)
 	arc=0
-	retest_one "$arch" "$defconfig" "$@" || arc=$?
+	retest_one "$arch" "$output" "$@" || arc=$?
 	secs=$(($(date +%s) - start))
 	case $arc in
 	0) result=ok ;;
@@ -93,8 +98,8 @@ for arch in $arches; do
 done
 
 echo
-printf '%-14s %-28s %-34s %6s  %s\n' arch result counts seconds "failing tests"
+printf '%-20s %-28s %-34s %6s  %s\n' arch result counts seconds "failing tests"
 printf '%s' "$rows" | while IFS='|' read -r a r c s f; do
-	printf '%-14s %-28s %-34s %6s  %s\n' "$a" "$r" "$c" "$s" "$f"
+	printf '%-20s %-28s %-34s %6s  %s\n' "$a" "$r" "$c" "$s" "$f"
 done
 exit "$rc"
