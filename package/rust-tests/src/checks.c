@@ -94,6 +94,63 @@ static bool transfer(const char *path, bool write_it, bool blocks, unsigned char
 	return false;
 }
 
+/*
+ * A read blocked on an empty semaphore, then a signal whose handler has
+ * SA_RESTART and writes the byte the read waits for: a driver that ends
+ * the wait with ERESTARTSYS (the kernel's convention) has the read
+ * restarted, and it returns the byte; with EINTR the read fails. Should
+ * the restarted read block again, the next signals interrupt it.
+ */
+static int restart_fd = -1;
+static volatile sig_atomic_t restart_signals;
+
+static void on_alarm_post(int sig)
+{
+	static const unsigned char byte = 'x';
+	struct sigaction plain = { .sa_handler = on_alarm };
+
+	(void)sig;
+	if (restart_signals++ == 0) {
+		if (write(restart_fd, &byte, 1) != 1)
+			restart_signals = -100;
+	} else {
+		sigaction(SIGALRM, &plain, NULL);
+	}
+}
+
+static bool restarted_read(const char *path, char *seen, size_t size)
+{
+	struct sigaction sa = { .sa_handler = on_alarm_post, .sa_flags = SA_RESTART };
+	struct itimerval t = { .it_interval = { 0, BLOCK_MS * 1000 },
+			       .it_value = { 0, BLOCK_MS * 1000 } };
+	unsigned char byte = 'x';
+	int fd = open(path, O_RDWR), err;
+	ssize_t n;
+
+	restart_fd = open(path, O_RDWR);
+	if (fd < 0 || restart_fd < 0) {
+		snprintf(seen, size, "open %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	restart_signals = 0;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &t, NULL);
+	n = read(fd, &byte, 1);
+	err = errno;
+	alarm_ms(0);
+	close(restart_fd);
+	close(fd);
+	if (n == 1 && byte == 0 && restart_signals > 0)
+		return true;
+	snprintf(seen, size, "a read blocked on the empty semaphore, signal with SA_RESTART "
+		 "(its handler wrote 1 byte%s): read returned %zd%s%s after %d signal(s)",
+		 restart_signals < 0 ? ": failed" : "", n, n < 0 ? ", " : "",
+		 n < 0 ? errno_name(err) : "", restart_signals < 0 ? 1 : (int)restart_signals);
+	return false;
+}
+
 /* tokens PATH MAX: a bucket of MAX tokens (rust_miscdev) */
 static bool check_tokens(const char *args, char *expected, char *seen, size_t size)
 {
@@ -147,7 +204,8 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 
 	snprintf(expected, size, "write 1 byte, then a read on another open file returns 0x00; "
 		 "its GET_READ_COUNT = 1; SET 5 then GET = 5; unknown ioctl ENOTTY; "
-		 "read on an empty semaphore blocks until a signal (EINTR)");
+		 "read on an empty semaphore blocks until a signal (EINTR); "
+		 "with SA_RESTART it is restarted (ERESTARTSYS) and gets the byte the handler wrote");
 	if (!transfer(path, true, false, &byte, seen, size))
 		return false;
 	fd = open(path, O_RDWR);
@@ -174,7 +232,8 @@ static bool check_semaphore(const char *path, char *expected, char *seen, size_t
 	}
 	ok = ok && semaphore_ioctls(fd, semaphore_native_ioctl, &value, seen, size) == 0;
 	close(fd);
-	return ok && transfer(path, false, true, &byte, seen, size);
+	return ok && transfer(path, false, true, &byte, seen, size) &&
+	       restarted_read(path, seen, size);
 }
 
 #ifdef __x86_64__
