@@ -458,8 +458,8 @@ fn write_matrix(
 }
 
 fn matrix(table: &ArchTable, tree: &Path, args: &MatrixArgs) -> Result<u8, HarnessError> {
-    let arches = table.select(&args.arch)?;
     let layout = Layout::resolve(&args.dirs);
+    let arches = table.select_reported(&args.arch, &layout.results)?;
     let (text, path) = write_matrix(table, &arches, tree, &layout)?;
     print!("{text}");
     println!("\narch matrix: {}", path.display());
@@ -493,7 +493,7 @@ fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
     let layout = Layout::resolve(&args.dirs);
     let mut total = Counts::default();
     let mut failures = Vec::new();
-    for spec in table.select(&args.arch)? {
+    for spec in table.select_reported(&args.arch, &layout.results)? {
         let path = layout.results.join(&spec.name).join("results.json");
         match ArchResult::read_json(&path) {
             Ok(result) => {
@@ -519,7 +519,7 @@ fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
 fn kcidb(table: &ArchTable, tree: &Path, args: &KcidbArgs) -> Result<u8, HarnessError> {
     let layout = Layout::resolve(&args.dirs);
     let mut results = Vec::new();
-    for spec in table.select(&args.arch)? {
+    for spec in table.select_reported(&args.arch, &layout.results)? {
         let path = layout.results.join(&spec.name).join("results.json");
         if args.arch.is_empty() && !path.is_file() {
             continue;

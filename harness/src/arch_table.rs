@@ -341,6 +341,25 @@ impl ArchTable {
             .collect()
     }
 
+    /// The arches named, or all arches and the cells of the toolchain
+    /// axis that have results in `results` (`<results>/<cell>/results.json`).
+    pub fn select_reported(
+        &self,
+        names: &[String],
+        results: &Path,
+    ) -> Result<Vec<&ArchSpec>, HarnessError> {
+        let mut selected = self.select(names)?;
+        if names.is_empty() {
+            selected.extend(
+                self.cells
+                    .iter()
+                    .map(|c| &c.spec)
+                    .filter(|s| results.join(&s.name).join("results.json").is_file()),
+            );
+        }
+        Ok(selected)
+    }
+
     /// The arches named (in the order given, without repeats; cells of
     /// the toolchain axis too), or all arches.
     pub fn select(&self, names: &[String]) -> Result<Vec<&ArchSpec>, HarnessError> {

@@ -99,7 +99,7 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Arch to include (repeatable) [default: every arch in the table]
+    /// Arch to include (repeatable) [default: every arch in the table, and the toolchain cells with results]
     #[arg(long = "arch", value_name = "ARCH")]
     pub arch: Vec<String>,
     #[command(flatten)]
@@ -108,7 +108,7 @@ pub struct MatrixArgs {
 
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// Arch to count (repeatable) [default: every arch in the table]
+    /// Arch to count (repeatable) [default: every arch in the table, and the toolchain cells with results]
     #[arg(long = "arch", value_name = "ARCH")]
     pub arch: Vec<String>,
     #[command(flatten)]
@@ -117,7 +117,7 @@ pub struct SummaryArgs {
 
 #[derive(Debug, Args)]
 pub struct KcidbArgs {
-    /// Arch to include (repeatable) [default: every arch with results]
+    /// Arch to include (repeatable) [default: every arch and toolchain cell with results]
     #[arg(long = "arch", value_name = "ARCH")]
     pub arch: Vec<String>,
     #[command(flatten)]

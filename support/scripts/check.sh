@@ -35,12 +35,17 @@ if ! arch_table=$(harness list); then
 	exit 1
 fi
 defconfigs=${DEFCONFIGS:-$(printf '%s\n' "$arch_table" | cut -d' ' -f2)}
-# the cells: "<cell> <defconfig> <toolchain> check|extra"
+# the cells: "<cell> <defconfig> <toolchain> check|extra"; those marked
+# check of the defconfigs checked, or with --toolchains every cell (CELLS,
+# space-separated, picks some)
 cells=$(harness list --cells)
 if [ "$mode" = toolchains ]; then
 	defconfigs=
+	[ -z "${CELLS:-}" ] ||
+		cells=$(printf '%s\n' "$cells" | awk -v want=" $CELLS " 'index(want, " " $1 " ")')
 else
-	cells=$(printf '%s\n' "$cells" | awk '$4 == "check"')
+	want=" $(printf '%s' "$defconfigs" | tr '\n' ' ') "
+	cells=$(printf '%s\n' "$cells" | awk -v want="$want" '$4 == "check" && index(want, " " $2 " ")')
 fi
 
 # step NAME COMMAND...: run a check, its output to $logs/NAME.log;
@@ -308,7 +313,11 @@ rustc_below_minimum() {
 # Each defconfig: built, its Buildroot goals, booted and tested (skipped,
 # with the reason, if it did not build). An arch without results counts
 # as a failure in the end.
-rm -f output/tests/*/results.json "$logs/boot-tests.log"
+if [ "$mode" = all ]; then
+	rm -f output/tests/*/results.json "$logs/boot-tests.log"
+else
+	for cell in $(printf '%s\n' "$cells" | cut -d' ' -f1); do rm -f "output/tests/$cell/results.json"; done
+fi
 harness_rc=0
 first=
 first_arch=
