@@ -310,6 +310,14 @@ rustc_below_minimum() {
 	return "$rc"
 }
 
+# built NAME ARCH MAKE-ARGS: the step build-NAME, make MAKE-ARGS && make;
+# if it failed, ARCH is not booted, and says so
+built() {
+	step "build-$1" sh -c "make $3 && make"
+	[ "$step_ok" -eq 1 ] || echo "     $2: not booted, its build failed"
+	[ "$step_ok" -eq 1 ]
+}
+
 # Each defconfig: built, its Buildroot goals, booted and tested (skipped,
 # with the reason, if it did not build). An arch without results counts
 # as a failure in the end.
@@ -331,12 +339,7 @@ for d in $defconfigs; do
 		continue
 	fi
 	archs="$archs --arch $arch"
-	enough_disk || continue
-	step "build-$d" sh -c "make $d && make"
-	if [ "$step_ok" -eq 0 ]; then
-		echo "     $arch: not booted, its build failed"
-		continue
-	fi
+	enough_disk && built "$d" "$arch" "$d" || continue
 	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
 	# (the kernel's build directory: linux-custom, or linux-um-<version>)
 	step "hostprogs-$d" sh -c "output/$d/build/linux-*/samples/rust/hostprogs/single |
@@ -365,12 +368,7 @@ done
 while read -r cell defconfig toolchain _ <&4; do
 	[ -n "$cell" ] || continue
 	archs="$archs --arch $cell"
-	enough_disk || continue
-	step "build-$cell" sh -c "make $defconfig TOOLCHAIN=$toolchain && make"
-	if [ "$step_ok" -eq 0 ]; then
-		echo "     $cell: not booted, its build failed"
-		continue
-	fi
+	enough_disk && built "$cell" "$cell" "$defconfig TOOLCHAIN=$toolchain" || continue
 	boot_tests "$cell" --kernel-arg rusttest=quick
 	[ "${PRUNE:-0}" != 1 ] || prune "$PWD/output/$defconfig+$toolchain"
 done 4<<EOF
