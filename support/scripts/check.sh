@@ -339,7 +339,7 @@ for d in $defconfigs; do
 		continue
 	fi
 	archs="$archs --arch $arch"
-	enough_disk && built "$d" "$arch" "$d" || continue
+	if ! enough_disk || ! built "$d" "$arch" "$d"; then continue; fi
 	# samples/rust/hostprogs: a Rust host program built by Kbuild, run here
 	# (the kernel's build directory: linux-custom, or linux-um-<version>)
 	step "hostprogs-$d" sh -c "output/$d/build/linux-*/samples/rust/hostprogs/single |
@@ -368,7 +368,7 @@ done
 while read -r cell defconfig toolchain _ <&4; do
 	[ -n "$cell" ] || continue
 	archs="$archs --arch $cell"
-	enough_disk && built "$cell" "$cell" "$defconfig TOOLCHAIN=$toolchain" || continue
+	if ! enough_disk || ! built "$cell" "$cell" "$defconfig TOOLCHAIN=$toolchain"; then continue; fi
 	boot_tests "$cell" --kernel-arg rusttest=quick
 	[ "${PRUNE:-0}" != 1 ] || prune "$PWD/output/$defconfig+$toolchain"
 done 4<<EOF
