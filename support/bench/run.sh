@@ -113,8 +113,9 @@ kunit_compare() {
 # step_s LOG PKG STEP: seconds of one step of one package in a Buildroot
 # build-time.log (summed over the runs it holds since TREE_T0)
 step_s() {
-	awk -F: -v p="$2" -v s="$3" -v t0="$TREE_T0" '$1 >= t0 && $4 == p && $3 == s {
-		if ($2 == "start") t -= $1; else t += $1 } END { printf "%.1f\n", t }' "$1"
+	awk -F: -v p="$2" -v s="$3" -v t0="$TREE_T0" '{ gsub(/ /, "", $2); gsub(/ /, "", $3); gsub(/ /, "", $4) }
+		$1 >= t0 && $4 == p && $3 == s { if ($2 == "start") t -= $1; else t += $1 }
+		END { printf "%.1f\n", t }' "$1"
 }
 # tree_compare: your kernel tree (make linux-tree), every output switched
 # to it once (not timed: a full kernel build each), then the same touch of
