@@ -148,6 +148,8 @@ tree_compare() {
 		[ ! -d "$b/linux-um-custom" ] || k=linux-um
 		put "$arch" tree-rsync-s "$(step_s "$b/build-time.log" "$k" rsync)"
 		put "$arch" tree-kernel-s "$(step_s "$b/build-time.log" "$k" build)"
+		put "$arch" tree-rebuild-s "$(sed -n "s/^>>> retest: $arch rebuilt in \([0-9]*\) s$/\1/p" \
+			"$out/retest-tree-all.log")"
 		put "$arch" tree-boot-s "$(num "output/tests/$arch/results.json" boot_duration_s)"
 		put "$arch" tree-tests-s "$(num "output/tests/$arch/results.json" test_duration_s)"
 	done
@@ -198,10 +200,11 @@ fig() {
 		echo "The same touch in your kernel tree (make linux-tree), make retest LINUX_TREE=...:" \
 			"x86_64 alone $(fig x86_64 tree-print-s) s; every arch (ARCH=all) $(fig all tree-print-all-s) s:"
 		echo
-		echo "| arch | kernel rsync (s) | kernel build (s) | quick boot + tests (guest s) |"
-		echo "| --- | --- | --- | --- |"
+		echo "| arch | kernel rsync (s) | kernel build (s) | whole rebuild (s) | quick boot + tests (guest s) |"
+		echo "| --- | --- | --- | --- | --- |"
 		harness list | while read -r arch _; do
 			echo "| $arch | $(fig "$arch" tree-rsync-s) | $(fig "$arch" tree-kernel-s) |" \
+				"$(fig "$arch" tree-rebuild-s) |" \
 				"$(fig "$arch" tree-boot-s) + $(fig "$arch" tree-tests-s) |"
 		done
 	fi
