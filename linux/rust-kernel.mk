@@ -94,6 +94,18 @@ define $(1)_RUST_CHECK_FRAGMENTS
 endef
 $(1)_PRE_CONFIGURE_HOOKS += $(1)_RUST_CHECK_FRAGMENTS
 
+# The version of the libclang that bindgen loaded, recorded beside the
+# kernel's .config (which records rustc's, bindgen's and the C compiler's)
+# for the harness: what the kernel's own check asks bindgen, in the
+# kernel build's environment.
+define $(1)_RUST_RECORD_LIBCLANG
+	$$($(1)_MAKE_ENV) LC_ALL=C $$(RUST_KERNEL_BINDGEN) \
+		$$(@D)/scripts/rust_is_available_bindgen_libclang.h 2>&1 >/dev/null | \
+		sed -nE 's/.*clang version ([0-9]+\.[0-9]+\.[0-9]+).*/\1/p' | head -n 1 \
+		>$$(@D)/.rust-qemu-libclang
+endef
+$(1)_POST_BUILD_HOOKS += $(1)_RUST_RECORD_LIBCLANG
+
 endef
 
 # rust-kernel-module: for a kernel-module package of this tree,

@@ -275,8 +275,7 @@ fn run_arch(
         .collect();
     result.kernel_toolchain = spec
         .kernel_config(&layout.output)
-        .and_then(|path| std::fs::read_to_string(path).ok())
-        .map(|config| KernelToolchain::from_config(&config));
+        .and_then(|path| KernelToolchain::of_build(&path));
     let command = QemuCommand {
         program,
         args: boot.launch_args(
@@ -410,9 +409,11 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
     } else {
         None
     };
-    let config = spec
-        .kernel_config(&layout.output)
+    let config_path = spec.kernel_config(&layout.output);
+    let config = config_path
+        .as_deref()
         .and_then(|path| std::fs::read_to_string(path).ok());
+    let tools = config_path.as_deref().and_then(KernelToolchain::of_build);
     // a cell's configuration: the defconfig, then its toolchain's fragment
     let defconfig = std::fs::read_to_string(spec.defconfig_file(tree))
         .ok()
@@ -425,7 +426,8 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
         // The build's own record first: UML's toolchain is not in its defconfig.
         toolchain: config
             .as_deref()
-            .and_then(toolchain_of_config)
+            .zip(tools.as_ref())
+            .and_then(|(config, tools)| toolchain_of_config(config, tools))
             .or_else(|| defconfig.as_deref().map(kernel_toolchain)),
         qemu_machine: machine.and_then(|m| m.platform()),
         ..MatrixRow::new(spec.matrix_name(), result.as_ref(), config.as_deref())

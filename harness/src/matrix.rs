@@ -70,18 +70,25 @@ pub fn rust_in_config(config: Option<&str>) -> String {
     }
 }
 
-/// The toolchain that built a kernel, from its `.config`: the C compiler
-/// ([`compiler_of_config`]), then rustc's and bindgen's versions as Kconfig
-/// recorded them, e.g. `gcc 12, rustc 1.96.0, bindgen 0.72.1`.
-pub fn toolchain_of_config(config: &str) -> Option<String> {
-    let cc = compiler_of_config(config)?;
-    let tools = KernelToolchain::from_config(config);
-    let version = |text: Option<String>| text?.split_whitespace().nth(1).map(str::to_string);
-    let mut out = cc;
-    for (tool, text) in [("rustc", tools.rustc), ("bindgen", tools.bindgen)] {
+/// The toolchain that built a kernel, from its `.config` and its build's
+/// records (`tools`): the C compiler ([`compiler_of_config`]), then rustc's
+/// and bindgen's versions as Kconfig recorded them and bindgen's libclang,
+/// e.g. `gcc 12, rustc 1.96.0, bindgen 0.72.1 (libclang 22.1.8)`.
+pub fn toolchain_of_config(config: &str, tools: &KernelToolchain) -> Option<String> {
+    let mut out = compiler_of_config(config)?;
+    let version = |text: &Option<String>| {
+        text.as_deref()?
+            .split_whitespace()
+            .nth(1)
+            .map(str::to_string)
+    };
+    for (tool, text) in [("rustc", &tools.rustc), ("bindgen", &tools.bindgen)] {
         if let Some(v) = version(text) {
             out.push_str(&format!(", {tool} {v}"));
         }
+    }
+    if let Some(libclang) = &tools.libclang {
+        out.push_str(&format!(" (libclang {libclang})"));
     }
     Some(out)
 }
@@ -444,9 +451,15 @@ ok 7 rust_platform@of # SKIP only on riscv64
         let config = "CONFIG_CC_IS_GCC=y\nCONFIG_GCC_VERSION=120200\n\
             CONFIG_RUSTC_VERSION_TEXT=\"rustc 1.85.0 (4d91de4e4 2025-02-17) (built from a source tarball)\"\n\
             CONFIG_BINDGEN_VERSION_TEXT=\"bindgen 0.65.1\"\n";
+        let mut tools = KernelToolchain::from_config(config);
         assert_eq!(
-            toolchain_of_config(config).as_deref(),
+            toolchain_of_config(config, &tools).as_deref(),
             Some("gcc 12, rustc 1.85.0, bindgen 0.65.1")
+        );
+        tools.libclang = Some("22.1.8".into());
+        assert_eq!(
+            toolchain_of_config(config, &tools).as_deref(),
+            Some("gcc 12, rustc 1.85.0, bindgen 0.65.1 (libclang 22.1.8)")
         );
     }
 
@@ -464,11 +477,7 @@ ok 7 rust_platform@of # SKIP only on riscv64
             ("CONFIG_CC_IS_GCC=y\n", None),
             ("CONFIG_RUST=y\n", None),
         ] {
-            assert_eq!(
-                toolchain_of_config(config).as_deref(),
-                toolchain,
-                "{config}"
-            );
+            assert_eq!(compiler_of_config(config).as_deref(), toolchain, "{config}");
         }
     }
 

@@ -61,17 +61,38 @@ impl ImageFile {
     }
 }
 
+/// The file beside a kernel build's `.config` where the build records the
+/// version of the libclang its bindgen loaded (`linux/rust-kernel.mk`).
+pub const LIBCLANG_RECORD: &str = ".rust-qemu-libclang";
+
 /// The compilers a kernel was built with, as its `.config` records them
 /// (`CONFIG_CC_VERSION_TEXT`, `CONFIG_RUSTC_VERSION_TEXT`,
-/// `CONFIG_BINDGEN_VERSION_TEXT`).
+/// `CONFIG_BINDGEN_VERSION_TEXT`), and bindgen's libclang as the build
+/// recorded it ([`LIBCLANG_RECORD`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelToolchain {
     pub cc: Option<String>,
     pub rustc: Option<String>,
     pub bindgen: Option<String>,
+    #[serde(default)]
+    pub libclang: Option<String>,
 }
 
 impl KernelToolchain {
+    /// The toolchain of the build whose `.config` is `config`.
+    pub fn of_build(config: &Path) -> Option<KernelToolchain> {
+        let text = std::fs::read_to_string(config).ok()?;
+        let libclang = config
+            .parent()
+            .and_then(|dir| std::fs::read_to_string(dir.join(LIBCLANG_RECORD)).ok())
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty());
+        Some(KernelToolchain {
+            libclang,
+            ..KernelToolchain::from_config(&text)
+        })
+    }
+
     pub fn from_config(config: &str) -> KernelToolchain {
         let value = |key: &str| {
             config.lines().find_map(|l| {
@@ -83,6 +104,7 @@ impl KernelToolchain {
             cc: value("CONFIG_CC_VERSION_TEXT"),
             rustc: value("CONFIG_RUSTC_VERSION_TEXT"),
             bindgen: value("CONFIG_BINDGEN_VERSION_TEXT"),
+            libclang: None,
         }
     }
 }
@@ -491,6 +513,23 @@ mod tests {
         assert_eq!(t.rustc.as_deref(), Some("rustc 1.96.0"));
         assert_eq!(t.bindgen.as_deref(), Some("bindgen 0.72.1"));
         assert_eq!(KernelToolchain::from_config(""), KernelToolchain::default());
+    }
+
+    #[test]
+    fn kernel_toolchain_of_a_build_has_its_libclang() {
+        let dir = std::env::temp_dir().join(format!("kernel-toolchain-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary build");
+        let config = dir.join(".config");
+        std::fs::write(&config, "CONFIG_BINDGEN_VERSION_TEXT=\"bindgen 0.65.1\"\n")
+            .expect("config");
+        let without = KernelToolchain::of_build(&config).expect("a build");
+        std::fs::write(dir.join(LIBCLANG_RECORD), "22.1.8\n").expect("record");
+        let with = KernelToolchain::of_build(&config).expect("a build");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert_eq!(without.libclang, None);
+        assert_eq!(with.bindgen.as_deref(), Some("bindgen 0.65.1"));
+        assert_eq!(with.libclang.as_deref(), Some("22.1.8"));
+        assert!(KernelToolchain::of_build(&dir.join("none")).is_none());
     }
 
     #[test]

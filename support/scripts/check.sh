@@ -264,12 +264,14 @@ boot_tests() {
 	rc=$(cat "$logs/boot-tests-$1.rc")
 	[ "$rc" -le "$harness_rc" ] || harness_rc=$rc
 }
-# prune OUT: the build trees go, but for the kernel's .config
+# prune OUT: the build trees go, but for the kernel's .config and the
+# build's record of bindgen's libclang (the arch matrix reads both)
 prune() {
 	keep=$(mktemp -d "$1/pruned.XXXXXX")
 	for k in "$1"/build/linux-*; do
 		[ -f "$k/.config" ] || continue
 		mkdir "$keep/${k##*/}" && cp -p "$k/.config" "$keep/${k##*/}/"
+		[ ! -f "$k/.rust-qemu-libclang" ] || cp -p "$k/.rust-qemu-libclang" "$keep/${k##*/}/"
 	done
 	rm -rf "$1/build" "$1/host" "$1/legal-info"
 	mv "$keep" "$1/build"
