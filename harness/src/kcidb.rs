@@ -66,6 +66,7 @@ fn build(checkout_id: &str, id: &str, result: &ArchResult) -> Value {
         json!({
             "rustc": toolchain.rustc,
             "bindgen": toolchain.bindgen,
+            "libclang": toolchain.libclang,
             "kernel_release": result.kernel_release,
             "images": result.images,
         }),
