@@ -2,12 +2,14 @@
 # BR2_EXTERNAL, one output directory per defconfig:
 #   make qemu_x86_64_rust_defconfig && make     -> output/qemu_x86_64_rust_defconfig/
 #   (every defconfig of configs/ alike)
+#   make <defconfig> TOOLCHAIN=rustc-1.85.0 && make -> output/<defconfig>+rustc-1.85.0/
+#   (a cell of the toolchain axis: support/toolchains/)
 # Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
 # the last configured defconfig, or for O=<dir>. Own goals: setup, check,
-# check-toolchains, retest [ARCH=x86_64|all|<arch>,<arch>], linux-tree, linux-patches, bench,
-# arch-matrix, help-rust-qemu. LINUX_TREE=<dir>: every kernel from your
-# kernel tree (remembered; LINUX_TREE= goes back to patches/linux/).
-# Host set-up runs first when needed.
+# check-toolchains, retest [ARCH=x86_64|all|<arch>,<arch>], linux-tree,
+# linux-patches, bench, arch-matrix, help-rust-qemu. LINUX_TREE=<dir>: every
+# kernel from your kernel tree (remembered; LINUX_TREE= goes back to
+# patches/linux/). Host set-up runs first when needed.
 
 include support/versions.env
 
