@@ -38,7 +38,8 @@ LLVM=${LLVM:-}
 debian_rust="apt-get install rustc-web rust-web-src (Debian 12), then RUSTC=/usr/bin/rustc"
 
 if ! rustc_v=$("$RUSTC" --version 2>/dev/null | first_version) || [ -z "$rustc_v" ]; then
-	fail "rustc '$RUSTC' does not run" "$debian_rust"
+	fail "rustc '$RUSTC' does not run" "$debian_rust;" \
+		"a toolchain cell's rustc (support/toolchains/): make setup unpacks it into the cache."
 else
 	version_ge "$rustc_v" "$min_rustc" ||
 		fail "rustc $rustc_v ('$RUSTC') is older than $min_rustc, the minimum of this tree's kernel" \
