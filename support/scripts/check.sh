@@ -411,7 +411,9 @@ if [ -n "$archs" ]; then
 	# shellcheck disable=SC2086 # one word per argument
 	set -- $archs
 	step kcidb kcidb "$@"
-	harness matrix "$@" | tail -n 1
+	# the matrix of every arch and cell with results (--toolchains: the
+	# arches of an earlier make check too), the counts of this run's
+	if [ "$mode" = all ]; then harness matrix "$@"; else harness matrix; fi | tail -n 1
 	summary=$(harness summary "$@") || summary=
 	printf '%s\n' "$summary" | sed '$d'
 	read -r _ bt_passed _ bt_failed _ <<EOF
