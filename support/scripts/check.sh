@@ -17,6 +17,8 @@ mode=all
 [ "${1:-}" != --toolchains ] || mode=toolchains
 
 cd "$(dirname "$0")/../.."
+# shellcheck source=support/versions.env
+. ./support/versions.env
 logs=output/logs
 mkdir -p "$logs"
 passed=0
@@ -180,6 +182,21 @@ savedefconfig_same() {
 		diff -u "$2" "$keep/saved" && cmp "$keep/committed" "$2" || rc=1
 	rm -rf "$keep"
 	return "$rc"
+}
+# kallsyms_complete OUT: no symbol of the kernel image is too long for
+# kallsyms (KSYM_NAME_LEN of its source): scripts/kallsyms drops those, and a
+# dropped function has no name in a backtrace. Read from vmlinux (llvm-nm
+# reads every arch's), so a kernel not rebuilt in this run is checked too.
+kallsyms_complete() {
+	k=$(echo "$1"/build/linux-*)
+	max=$(sed -n 's/^#define KSYM_NAME_LEN[[:space:]]*\([0-9]*\).*/\1/p' "$k/include/linux/kallsyms.h")
+	if [ -z "$max" ] || [ ! -f "$k/vmlinux" ]; then
+		echo "no KSYM_NAME_LEN or no vmlinux in $k"
+		return 1
+	fi
+	"llvm-nm-$LLVM_VERSION" "$k/vmlinux" | awk -v max="$max" '
+		length($3) >= max { n++; print "too long for kallsyms (" length($3) " >= " max "): " $3 }
+		END { print n + 0 " symbols of vmlinux too long for kallsyms"; exit n > 0 }'
 }
 # linux_savedefconfig OUT: the kernel's defconfig, with Rust on
 linux_savedefconfig() {
@@ -349,6 +366,7 @@ for d in $defconfigs; do
 	step "legal-info-$d" legal_info "$out"
 	step "savedefconfig-$d" savedefconfig_same "$out" "configs/$d"
 	step "source-$d" make O="$out" source
+	step "kallsyms-$d" kallsyms_complete "$out"
 	if [ -z "$first" ] && [ -d "$out/build/linux-custom" ]; then
 		first=$d
 		step "linux-savedefconfig-$d" linux_savedefconfig "$out"
