@@ -52,4 +52,9 @@ define RUST_TESTS_CHECK_MODULES
 endef
 RUST_TESTS_TARGET_FINALIZE_HOOKS += RUST_TESTS_CHECK_MODULES
 
+# The kernel modules of the boot tests (src/modules: misuses that the kernel
+# crate must refuse), built against this configuration's kernel
+RUST_TESTS_MODULE_SUBDIRS = modules
+
+$(eval $(rust-kernel-module))
 $(eval $(generic-package))
