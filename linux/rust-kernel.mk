@@ -50,6 +50,7 @@ $(1)_MAKE_FLAGS += \
 	HOSTCC="$$(HOSTCC_NOCCACHE)"
 
 # The libclang bindgen loads, if not its own choice
+# check-package Indent
 $(1)_MAKE_ENV += \
 	$$(if $$(RUST_KERNEL_LIBCLANG_PATH),LIBCLANG_PATH=$$(RUST_KERNEL_LIBCLANG_PATH))
 
