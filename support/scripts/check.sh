@@ -415,7 +415,8 @@ if [ "$mode" = all ] && [ -n "$first_arch" ]; then
 		--results-dir output/tests-failure/hang --kernel-arg init=/bin/sh --timeout-multiplier 0.1
 fi
 
-[ "${PRUNE:-0}" != 1 ] || rm -rf "$tree"
+# the tree of the kernel-tree checks (make check only)
+[ "$mode" != all ] || [ "${PRUNE:-0}" != 1 ] || rm -rf "$tree"
 
 # The boot tests' counts from the results.json files (the last line of
 # harness summary, after every arch's failures again: the end of a long
