@@ -31,6 +31,10 @@ RUST_KERNEL_RUSTC = $(call qstrip,$(BR2_RUST_QEMU_RUSTC))
 RUST_KERNEL_RUSTDOC = $(call qstrip,$(BR2_RUST_QEMU_RUSTDOC))
 RUST_KERNEL_BINDGEN = $(call qstrip,$(BR2_RUST_QEMU_BINDGEN))
 RUST_KERNEL_LIBCLANG_PATH = $(call qstrip,$(BR2_RUST_QEMU_LIBCLANG_PATH))
+# The libclang bindgen loads, if not its own choice: for every kernel make
+# and the toolchain check
+RUST_KERNEL_LIBCLANG_ENV = \
+	$(if $(RUST_KERNEL_LIBCLANG_PATH),LIBCLANG_PATH=$(RUST_KERNEL_LIBCLANG_PATH))
 
 # rust-kernel PKG,pkg: the glue of one kernel package
 define rust-kernel
@@ -49,10 +53,7 @@ $(1)_MAKE_FLAGS += \
 	$$(if $$($(1)_RUST_LLVM_FLAG),LLVM=$$($(1)_RUST_LLVM_FLAG)) \
 	HOSTCC="$$(HOSTCC_NOCCACHE)"
 
-# The libclang bindgen loads, if not its own choice
-# check-package Indent
-$(1)_MAKE_ENV += \
-	$$(if $$(RUST_KERNEL_LIBCLANG_PATH),LIBCLANG_PATH=$$(RUST_KERNEL_LIBCLANG_PATH))
+$(1)_MAKE_ENV += $$(RUST_KERNEL_LIBCLANG_ENV)
 
 # With LLVM=, the kernel calls clang directly, not Buildroot's toolchain
 # wrapper (which adds ccache): add it as the kernel's docs show.
@@ -67,7 +68,7 @@ endif
 $(2)-rust-check-toolchain:
 	@RUSTC="$$(RUST_KERNEL_RUSTC)" RUSTDOC="$$(RUST_KERNEL_RUSTDOC)" \
 		BINDGEN="$$(RUST_KERNEL_BINDGEN)" LLVM="$$($(1)_RUST_LLVM_FLAG)" \
-		$$(if $$(RUST_KERNEL_LIBCLANG_PATH),LIBCLANG_PATH=$$(RUST_KERNEL_LIBCLANG_PATH)) \
+		$$(RUST_KERNEL_LIBCLANG_ENV) \
 		KERNEL_TARBALL="$$(if $$($(1)_OVERRIDE_SRCDIR),,$$($(1)_RUST_KERNEL_TARBALL))" \
 		$$(RUST_KERNEL_DIR)/check-rust-toolchain.sh
 
