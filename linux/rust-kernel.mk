@@ -53,6 +53,7 @@ $(1)_MAKE_FLAGS += \
 	$$(if $$($(1)_RUST_LLVM_FLAG),LLVM=$$($(1)_RUST_LLVM_FLAG)) \
 	HOSTCC="$$(HOSTCC_NOCCACHE)"
 
+# check-package Indent
 $(1)_MAKE_ENV += $$(RUST_KERNEL_LIBCLANG_ENV)
 
 # With LLVM=, the kernel calls clang directly, not Buildroot's toolchain
