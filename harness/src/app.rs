@@ -1,4 +1,5 @@
-//! The five commands: `run`, `parse`, `matrix`, `list` and `summary`.
+//! The commands: `run`, `parse`, `matrix`, `list`, `summary`, `kcidb`,
+//! and the build-and-boot loops `retest` and `check` ([`crate::lanes`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -6,14 +7,19 @@ use std::time::Duration;
 use crate::arch_table::{qemu_hint, qemu_packages, ArchSpec, ArchTable};
 use crate::axis::fragment;
 use crate::board::{BootCommand, Launcher};
-use crate::cli::{Cli, Command, KcidbArgs, MatrixArgs, ParseArgs, RunArgs, SummaryArgs};
+use crate::cli::{
+    BootOptions, CheckArgs, Cli, Command, Format, KcidbArgs, LoopArgs, MatrixArgs, ParseArgs,
+    RunArgs, SummaryArgs,
+};
 use crate::error::HarnessError;
 use crate::fsx;
 use crate::junit;
 use crate::ktap::Counts;
+use crate::lanes::{self, LoopSetup};
 use crate::layout::{self, Layout};
 use crate::manifest::{Manifest, MANIFEST_PATH, TARGET_MANIFEST};
 use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
+use crate::plan;
 use crate::printout::{self, TestPrinter};
 use crate::qemu::{self, QemuCommand, Timeouts};
 use crate::report::{self, seconds, ArchResult, HostInfo, ImageFile, KernelToolchain};
@@ -54,7 +60,63 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
         }
         Command::Summary(args) => summary(&table, args),
         Command::Kcidb(args) => kcidb(&table, &tree, args),
+        Command::Retest(args) => {
+            let layout = Layout::resolve(&args.boot.dirs);
+            let jobs = plan::retest_jobs(&table, &args.arch, &layout.output, &tree)?;
+            build_and_boot(&jobs, &tree, cli.manifest.as_deref(), args, None)
+        }
+        Command::Check(args) => {
+            let layout = Layout::resolve(&args.run.boot.dirs);
+            let jobs = plan::check_jobs(&table, &args.run.arch, &layout.output)?;
+            build_and_boot(&jobs, &tree, cli.manifest.as_deref(), &args.run, Some(args))
+        }
     }
+}
+
+/// `retest` and `check`: the jobs through the two lanes, then the table
+/// and every failure again.
+fn build_and_boot(
+    jobs: &[plan::Job],
+    tree: &Path,
+    manifest: Option<&Path>,
+    args: &LoopArgs,
+    check: Option<&CheckArgs>,
+) -> Result<u8, HarnessError> {
+    let layout = Layout::resolve(&args.boot.dirs);
+    let setup = LoopSetup {
+        tree,
+        logs: check
+            .and_then(|c| c.logs.clone())
+            .unwrap_or_else(|| layout.output.join("logs")),
+        layout,
+        boot: &args.boot,
+        manifest,
+        hook: check.and_then(|c| c.hook.as_deref()),
+        steps: check.and_then(|c| c.steps.as_deref()),
+    };
+    let rows = lanes::run(jobs, &setup)?;
+    let mut failures = Vec::new();
+    for row in &rows {
+        if let lanes::Built::Failed { log, tail } = &row.built {
+            failures.push(format!(
+                "{}: build failed, last lines of {}:",
+                row.arch,
+                log.display()
+            ));
+            failures.extend(tail.iter().map(|l| format!("     | {l}")));
+        }
+        if let Some(Ok(result)) = &row.boot {
+            failures.extend(result.failure_lines());
+        }
+    }
+    match args.format {
+        Format::Text => {
+            printout::failures(&failures);
+            print!("\n{}", lanes::text(&rows));
+        }
+        Format::Tsv => print!("{}", lanes::tsv(&rows)),
+    }
+    Ok(lanes::exit_code(&rows))
 }
 
 /// Writes results.json and junit.xml into `dir`.
@@ -71,11 +133,13 @@ fn scaled(seconds: f64, multiplier: f64) -> Duration {
 /// The manifest whose tests `spec`'s run must report: `--manifest`, else
 /// the one its image runs (the tree's, with the drop-ins other packages
 /// installed beside it: `include manifest.d`), else the tree's.
-fn arch_manifest(
+/// `only`: the top-level tests `--only` keeps (all if empty).
+pub(crate) fn arch_manifest(
     chosen: Option<&Path>,
     spec: &ArchSpec,
     layout: &Layout,
     tree: &Path,
+    only: &[String],
 ) -> Result<Manifest, HarnessError> {
     let installed = spec.target_dir(&layout.output).join(TARGET_MANIFEST);
     let path = match chosen {
@@ -83,7 +147,17 @@ fn arch_manifest(
         None if installed.is_file() => installed,
         None => tree.join(MANIFEST_PATH),
     };
-    Manifest::load(&path)
+    let manifest = Manifest::load(&path)?;
+    if only.is_empty() {
+        return Ok(manifest);
+    }
+    let path = manifest.path.display().to_string();
+    manifest
+        .only(only)
+        .map_err(|names| HarnessError::UnknownTest {
+            manifest: path,
+            names,
+        })
 }
 
 fn run(
@@ -98,22 +172,13 @@ fn run(
         .iter()
         .map(|spec| spec.boot_command(tree))
         .collect::<Result<Vec<_>, _>>()?;
-    let layout = Layout::resolve(&args.dirs);
+    let layout = Layout::resolve(&args.boot.dirs);
     let mut total = Counts::default();
     let mut worst = 0;
     let mut failures = Vec::new();
     for (spec, boot) in arches.iter().zip(&boots) {
-        let mut manifest = arch_manifest(chosen_manifest, spec, &layout, tree)?;
-        if !args.only.is_empty() {
-            let path = manifest.path.display().to_string();
-            manifest = manifest
-                .only(&args.only)
-                .map_err(|names| HarnessError::UnknownTest {
-                    manifest: path,
-                    names,
-                })?;
-        }
-        let result = run_arch(spec, boot, &manifest, &layout, args, tree)?;
+        let manifest = arch_manifest(chosen_manifest, spec, &layout, tree, &args.boot.only)?;
+        let result = run_arch(spec, boot, &manifest, &layout, &args.boot, tree)?;
         total += result.counts;
         worst = worst.max(result.verdict.exit_code());
         failures.extend(result.failure_lines());
@@ -244,12 +309,12 @@ fn record_run(
     manifest.set_sources(&mut result.tests);
 }
 
-fn run_arch(
+pub(crate) fn run_arch(
     spec: &ArchSpec,
     boot: &BootCommand,
     manifest: &Manifest,
     layout: &Layout,
-    args: &RunArgs,
+    args: &BootOptions,
     tree: &Path,
 ) -> Result<ArchResult, HarnessError> {
     let arch = spec.name.as_str();
@@ -317,7 +382,7 @@ fn run_arch(
 
 /// The kernel arguments of a run: the manifest's `cmdline` words, the
 /// runner's selection (`--only`), then `--kernel-arg`s.
-fn kernel_args(manifest: &Manifest, args: &RunArgs) -> Vec<String> {
+fn kernel_args(manifest: &Manifest, args: &BootOptions) -> Vec<String> {
     let mut words = manifest.kernel_args.clone();
     if !args.only.is_empty() {
         words.push(format!("rusttest.only={}", args.only.join(",")));
@@ -489,31 +554,51 @@ fn list(table: &ArchTable, cells: bool) -> String {
         .collect()
 }
 
-/// The counts of the arches' results.json files, after their failures;
-/// an arch without a readable one counts as one failure.
+/// The counts of the arches' results.json files, after their failures
+/// (text), or per arch (tsv); an arch without a readable one counts as
+/// one failure.
 fn summary(table: &ArchTable, args: &SummaryArgs) -> Result<u8, HarnessError> {
     let layout = Layout::resolve(&args.dirs);
     let mut total = Counts::default();
     let mut failures = Vec::new();
+    let mut rows = String::new();
     for spec in table.select_reported(&args.arch, &layout.results)? {
         let path = layout.results.join(&spec.name).join("results.json");
-        match ArchResult::read_json(&path) {
+        let (verdict, counts) = match ArchResult::read_json(&path) {
             Ok(result) => {
-                total += result.counts;
                 failures.extend(result.failure_lines());
+                (result.verdict.name().to_string(), result.counts)
             }
             Err(error) => {
                 eprintln!("rust-qemu-test: {}: no results: {error}", spec.name);
-                total.failed += 1;
+                let missing = Counts {
+                    failed: 1,
+                    ..Counts::default()
+                };
+                ("missing".to_string(), missing)
             }
+        };
+        total += counts;
+        rows.push_str(&tsv_counts(&spec.name, &verdict, counts));
+    }
+    match args.format {
+        Format::Tsv => print!("{rows}{}", tsv_counts("total", "-", total)),
+        Format::Text => {
+            printout::failures(&failures);
+            println!(
+                "passed {} failed {} skipped {}",
+                total.passed, total.failed, total.skipped
+            );
         }
     }
-    printout::failures(&failures);
-    println!(
-        "passed {} failed {} skipped {}",
-        total.passed, total.failed, total.skipped
-    );
     Ok(0)
+}
+
+fn tsv_counts(name: &str, verdict: &str, c: Counts) -> String {
+    format!(
+        "{name}\t{verdict}\t{}\t{}\t{}\n",
+        c.passed, c.failed, c.skipped
+    )
 }
 
 /// The KCIDB document of the arches' results.json files (those that have

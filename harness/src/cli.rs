@@ -47,6 +47,13 @@ pub enum Command {
     /// Write the arches' results as one KernelCI KCIDB document (schema
     /// v5.3): a checkout, a build per arch, a test per KTAP test.
     Kcidb(KcidbArgs),
+    /// The edit -> result loop: rebuild what changed in each arch's
+    /// existing output, boot it in quick mode while the next one builds,
+    /// then one table. Exit status: as `run`; a failed build counts as 1.
+    Retest(LoopArgs),
+    /// Build each arch afresh, its hook's steps, boot it while the next
+    /// one builds (every test; quick mode for a toolchain cell), one table.
+    Check(CheckArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -77,6 +84,13 @@ pub struct RunArgs {
     #[arg(long = "arch", value_name = "ARCH")]
     pub arch: Vec<String>,
     #[command(flatten)]
+    pub boot: BootOptions,
+}
+
+/// How an image is booted and where its results go (`run`, `retest`, `check`).
+#[derive(Debug, Clone, Args)]
+pub struct BootOptions {
+    #[command(flatten)]
     pub dirs: Dirs,
     /// Scale the boot and test timeouts (and the shutdown grace period)
     #[arg(long, value_name = "FACTOR", default_value_t = 1.0, value_parser = parse_multiplier)]
@@ -97,6 +111,48 @@ pub struct RunArgs {
     pub qemu_binary_dir: Option<PathBuf>,
 }
 
+/// The arches of a build-and-boot loop and how its table is printed.
+#[derive(Debug, Args)]
+pub struct LoopArgs {
+    /// Arch or toolchain cell (repeatable, in this order); `all`: every
+    /// arch of the table
+    #[arg(long = "arch", value_name = "ARCH", required = true)]
+    pub arch: Vec<String>,
+    #[command(flatten)]
+    pub boot: BootOptions,
+    /// The closing table: for people, or one tab-separated line per arch
+    /// (arch, build, verdict, passed, failed, skipped, build s, boot s,
+    /// failing tests joined by `; `)
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// The form of a closing table or summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Tsv,
+}
+
+/// `check`: fresh builds, the steps around them.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub run: LoopArgs,
+    /// A command run as `HOOK build|built|booted <arch> <output dir>
+    /// <defconfig> [<toolchain>]`: before the build (non-zero: not built),
+    /// after it (in the build lane) and after the boot (in the boot lane)
+    #[arg(long, value_name = "COMMAND")]
+    pub hook: Option<String>,
+    /// Append each build step's outcome (`ok|FAIL <tab> name <tab> seconds`)
+    /// to this file, as the hook's steps do
+    #[arg(long, value_name = "FILE")]
+    pub steps: Option<PathBuf>,
+    /// Where the build logs go [default: output/logs]
+    #[arg(long, value_name = "DIR")]
+    pub logs: Option<PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
     /// Arch to include (repeatable) [default: every arch in the table, and the toolchain cells with results]
@@ -113,6 +169,12 @@ pub struct SummaryArgs {
     pub arch: Vec<String>,
     #[command(flatten)]
     pub dirs: Dirs,
+    /// text: the failures, then `passed N failed N skipped N`; tsv: one
+    /// line per arch (arch, verdict, passed, failed, skipped), then
+    /// `total` with the sums (an arch without results: verdict `missing`,
+    /// counted as one failure)
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -184,10 +246,10 @@ mod tests {
             panic!("not run");
         };
         assert_eq!(run.arch, ["x86_64", "riscv64"]);
-        assert_eq!(run.timeout_multiplier, 2.5);
-        assert_eq!(run.qemu_extra, ["-s", "-S"]);
-        assert_eq!(run.dirs.output_dir, Some(PathBuf::from("/o")));
-        assert_eq!(run.dirs.results_dir, None);
+        assert_eq!(run.boot.timeout_multiplier, 2.5);
+        assert_eq!(run.boot.qemu_extra, ["-s", "-S"]);
+        assert_eq!(run.boot.dirs.output_dir, Some(PathBuf::from("/o")));
+        assert_eq!(run.boot.dirs.results_dir, None);
     }
 
     #[test]
@@ -215,6 +277,19 @@ mod tests {
         let cli =
             Cli::try_parse_from(["rust-qemu-test", "summary", "--arch", "x86_64"]).expect("parses");
         assert!(matches!(cli.command, Command::Summary(ref s) if s.arch == ["x86_64"]));
+        let cli = Cli::try_parse_from([
+            "rust-qemu-test",
+            "retest",
+            "--arch",
+            "all",
+            "--format",
+            "tsv",
+        ])
+        .expect("parses");
+        assert!(
+            matches!(cli.command, Command::Retest(ref r) if r.arch == ["all"] && r.format == Format::Tsv)
+        );
+        assert!(Cli::try_parse_from(["rust-qemu-test", "retest"]).is_err());
         let cli = Cli::try_parse_from(["rust-qemu-test", "list"]).expect("parses");
         assert!(matches!(
             cli.command,

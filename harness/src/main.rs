@@ -5,5 +5,9 @@ use clap::Parser;
 use rust_qemu_test::{app, cli::Cli};
 
 fn main() -> ExitCode {
-    ExitCode::from(app::main(Cli::parse()))
+    let cli = Cli::parse();
+    rust_qemu_test::interrupt::install();
+    let code = app::main(cli);
+    rust_qemu_test::interrupt::settle();
+    ExitCode::from(code)
 }

@@ -5,7 +5,6 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -375,13 +374,12 @@ fn spawn(
     command: &QemuCommand,
     log: File,
 ) -> Result<(Child, Receiver<ReaderMsg>, Receiver<String>), HarnessError> {
-    let mut child = Command::new(&command.program)
+    let mut child = crate::interrupt::own_group(&mut Command::new(&command.program))
         .args(&command.args)
         .current_dir(&command.cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .spawn()
         .map_err(|source| HarnessError::Spawn {
             program: command.program.display().to_string(),
@@ -435,6 +433,7 @@ where
     let log = crate::fsx::create(console_path)?;
     let started = Instant::now();
     let (mut child, rx, err_rx) = spawn(command, log)?;
+    let _group = crate::interrupt::register(child.id(), crate::interrupt::Stop::Kill);
     let mut state = Loop {
         session,
         on_event: &mut on_event,

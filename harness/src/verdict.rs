@@ -87,6 +87,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Its name in results.json (`pass`, `fail`, `infrastructure-failure`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::InfrastructureFailure => "infrastructure-failure",
+        }
+    }
+
     /// Exit code, as tuxrun: 0 pass, 1 test failures, 2 infrastructure.
     pub fn exit_code(self) -> u8 {
         match self {
