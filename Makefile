@@ -54,8 +54,14 @@ endif
 endif
 
 # The output directory: output/<defconfig>[+<toolchain>], remembered in
-# output/.current.
+# output/.current. A defconfig goal names one of configs/ (or Buildroot's
+# own); anything else stops here, before an output directory exists.
 DEFCONFIG := $(filter %_defconfig,$(MAKECMDGOALS))
+ifneq ($(DEFCONFIG),)
+ifeq ($(wildcard $(addprefix configs/,$(DEFCONFIG)) $(addprefix $(BUILDROOT_DIR)/configs/,$(DEFCONFIG))),)
+$(error $(DEFCONFIG): no such defconfig; this tree's are: $(notdir $(wildcard configs/*_defconfig)))
+endif
+endif
 ifneq ($(DEFCONFIG),)
 O ?= $(CURDIR)/output/$(DEFCONFIG)$(if $(TOOLCHAIN),+$(TOOLCHAIN))
 else
@@ -140,14 +146,15 @@ check-toolchains: $(SETUP_STAMP)
 	support/scripts/check.sh --toolchains
 
 # The edit -> result loop: rebuild what changed in each ARCH's output
-# (x86_64, all, or a comma-separated list), boot it in quick mode, one
-# summary table (support/scripts/retest.sh). TESTS=A,B: only those
-# top-level tests of the manifest (what a failure says to run again).
+# (x86_64, all, or a comma-separated list), boot it in quick mode while
+# the next one builds, one summary table (support/scripts/retest.sh).
+# TESTS=A,B: only those top-level tests of the manifest (what a failure
+# says to run again). FORMAT=tsv: the table as tab-separated lines.
 ARCH ?= x86_64
 retest: $(SETUP_STAMP)
 	@linux/kernel-source.sh check
 	@$(LINUX_TREE_REMEMBER)
-	support/scripts/retest.sh $(ARCH) $(if $(TESTS),--only $(TESTS))
+	support/scripts/retest.sh $(ARCH) $(if $(TESTS),--only $(TESTS)) $(if $(FORMAT),--format $(FORMAT))
 
 # Your kernel tree: a git tree of Debian's tarball plus one commit per
 # patch of patches/linux/ (support/scripts/linux-tree.sh), and back: its

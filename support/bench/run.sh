@@ -57,8 +57,7 @@ measure() {
 measure_arch() {
 	arch=$1
 	b=$2
-	defconfig=$(basename "$(dirname "$b")")
-	put "$arch" build-s "$(sed -n "s/^ok   build-$defconfig (\([0-9]*\)s)$/\1/p" "$out/check.log")"
+	put "$arch" build-s "$(awk -F '\t' -v s="build-$arch" '$2 == s { print $3 }' output/logs/steps.tsv)"
 	put "$arch" kernel-s "$(pkg_seconds "$b/build-time.log" | awk '$1 ~ /^linux(-um)?$/ { print $2 }')"
 	put "$arch" other-s "$(pkg_seconds "$b/build-time.log" | awk '$1 !~ /^linux(-um)?$/ { s += $2 } END { print s }')"
 	r=output/tests/$arch/results.json
@@ -137,7 +136,7 @@ tree_compare() {
 	fi
 	touch "$tree/rust/kernel/print.rs"
 	TREE_T0=$(now)
-	if make retest ARCH=all >"$out/retest-tree-all.log" 2>&1; then
+	if make retest ARCH=all FORMAT=tsv >"$out/retest-tree-all.log" 2>&1; then
 		put all tree-print-all-s "$(($(now) - TREE_T0))"
 	else
 		put all tree-print-all-s "failed (output/bench/retest-tree-all.log)"
@@ -148,7 +147,8 @@ tree_compare() {
 		[ ! -d "$b/linux-um-custom" ] || k=linux-um
 		put "$arch" tree-rsync-s "$(step_s "$b/build-time.log" "$k" rsync)"
 		put "$arch" tree-kernel-s "$(step_s "$b/build-time.log" "$k" build)"
-		put "$arch" tree-rebuild-s "$(sed -n "s/^>>> retest: $arch rebuilt in \([0-9]*\) s$/\1/p" \
+		# the table's row: arch, build, verdict, 3 counts, build s, ...
+		put "$arch" tree-rebuild-s "$(awk -F '\t' -v a="$arch" '$1 == a && NF == 9 { print $7 }' \
 			"$out/retest-tree-all.log")"
 		put "$arch" tree-boot-s "$(num "output/tests/$arch/results.json" boot_duration_s)"
 		put "$arch" tree-tests-s "$(num "output/tests/$arch/results.json" test_duration_s)"
