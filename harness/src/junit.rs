@@ -156,9 +156,13 @@ pub fn render(result: &ArchResult) -> String {
         total += cases.len();
         failures += fails;
         skipped += skips;
+        let time = test
+            .duration_s
+            .map(|d| format!(" time=\"{d:.3}\""))
+            .unwrap_or_default();
         let _ = writeln!(
             suites,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"0\" skipped=\"{skips}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{fails}\" errors=\"0\" skipped=\"{skips}\"{time}>",
             escape_attr(&test.name),
             cases.len()
         );

@@ -107,6 +107,9 @@ fn add_node(
     };
     let mut test = test_object(build_id, result, path);
     test.insert("status".into(), json!(status(node.status)));
+    if let Some(seconds) = node.duration_s {
+        test.insert("duration".into(), json!(seconds));
+    }
     if let Some(excerpt) = node_excerpt(node, log) {
         test.insert("log_excerpt".into(), json!(excerpt));
     }
@@ -227,6 +230,7 @@ mod tests {
         )
         .tests;
         r.tests[0].log = vec!["m: y".into()];
+        r.tests[0].duration_s = Some(1.25);
         r.settle();
         r
     }
@@ -259,6 +263,9 @@ mod tests {
         );
         assert_eq!(tests[4]["status"], "SKIP");
         assert_eq!(tests[0]["start_time"], "2026-12-06T16:00:00Z");
+        // a top-level test's guest duration
+        assert_eq!(tests[1]["duration"], 1.25);
+        assert!(tests[4].get("duration").is_none());
     }
 
     #[test]

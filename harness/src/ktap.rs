@@ -128,6 +128,11 @@ pub struct TestNode {
     /// test that failed or was skipped ran, bounded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
+    /// A top-level test's duration in seconds, from the guest's printk
+    /// timestamps: from the end of the previous top-level test (or the
+    /// KTAP header) to its own result line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subtests: Vec<TestNode>,
 }
@@ -146,6 +151,7 @@ impl TestNode {
             synthetic: true,
             source: None,
             log: Vec::new(),
+            duration_s: None,
             subtests: Vec::new(),
         }
     }
@@ -237,6 +243,7 @@ impl TestNode {
             synthetic: false,
             source: None,
             log: Vec::new(),
+            duration_s: None,
             subtests: Vec::new(),
         }
     }

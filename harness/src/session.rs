@@ -110,6 +110,9 @@ pub struct Session {
     reports: Vec<KernelReport>,
     panic: Option<(String, Mark)>,
     ktap_start: Option<Mark>,
+    /// The guest time the running top-level test started at: the KTAP
+    /// header's, then each top-level result's.
+    test_started: Option<f64>,
     sentinel: Option<Sentinel>,
     last_line: Option<String>,
     /// The console lines of the running top-level test, the last
@@ -133,6 +136,7 @@ impl Session {
             reports: Vec::new(),
             panic: None,
             ktap_start: None,
+            test_started: None,
             sentinel: None,
             last_line: None,
             log: std::collections::VecDeque::new(),
@@ -216,11 +220,13 @@ impl Session {
             }
             self.phase = Phase::Tests;
             self.ktap_start = Some(mark);
+            self.test_started = mark.timestamp;
             events.push(SessionEvent::TestsStarted);
         }
         for index in self.parser.feed(payload) {
             self.apply_reports(index);
             self.keep_log(index);
+            self.time(index, mark.timestamp);
             events.push(SessionEvent::TopLevelResult(index));
         }
     }
@@ -241,6 +247,18 @@ impl Session {
             }
             set_sources(test, &self.locations);
         }
+    }
+
+    /// Top-level test `index` ended at guest time `now`.
+    fn time(&mut self, index: usize, now: Option<f64>) {
+        if let (Some(test), Some(start), Some(end)) = (
+            self.parser.top_level_mut().get_mut(index),
+            self.test_started,
+            now,
+        ) {
+            test.duration_s = Some(((end - start).max(0.0) * 1e6).round() / 1e6);
+        }
+        self.test_started = now;
     }
 
     /// Notes a KUnit `# <test>.location: <file>:<line>` line.
@@ -540,6 +558,25 @@ Starting syslogd: OK
         assert_eq!(
             outcome.last_line.as_deref(),
             Some("reboot: Restarting system")
+        );
+    }
+
+    #[test]
+    fn each_top_level_test_has_its_guest_duration() {
+        let (_, outcome) = run(GOOD);
+        let durations: Vec<Option<f64>> = outcome.tests.iter().map(|t| t.duration_s).collect();
+        // from the KTAP header (2.0) to `ok 1 config`, then to `ok 2 rust_minimal`
+        assert_eq!(durations, [Some(0.0006), Some(0.2996)]);
+        // without printk timestamps there is nothing to measure
+        let (_, plain) = run(&GOOD
+            .lines()
+            .map(|l| l.get(15..).unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n"));
+        assert!(
+            plain.tests.iter().all(|t| t.duration_s.is_none()),
+            "{:?}",
+            plain.tests
         );
     }
 

@@ -122,6 +122,13 @@ fn all_pass_exits_0() {
     assert_eq!(json["tests"][2]["subtests"][4]["status"], "pass");
     let junit = fx.read("results/x86_64/junit.xml");
     assert!(junit.contains("<testsuite name=\"rust_minimal\" tests=\"5\" failures=\"0\""));
+    // each top-level test's guest duration, in results.json and JUnit
+    let minimal = json["tests"][2]["duration_s"].as_f64().expect("a duration");
+    assert!(minimal > 0.0, "{minimal}");
+    assert!(
+        junit.contains(&format!("skipped=\"0\" time=\"{minimal:.3}\">")),
+        "{junit}"
+    );
 }
 
 #[test]
