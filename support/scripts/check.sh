@@ -91,6 +91,16 @@ linux_tree_bad_input() {
 		git -C "$tree" reset -q --hard rust-qemu-series &&
 		[ "$(git -C "$tree" log -1 --format=%s)" != "own commit" ]
 }
+# tree_ready: 1 once the kernel tree's checks (beside the loop) made the
+# tree, 0 if they failed (or never ended: 30 minutes)
+tree_ready() {
+	i=0
+	while [ ! -s "$logs/tree-ok" ] && [ "$i" -lt 900 ]; do
+		sleep 2
+		i=$((i + 1))
+	done
+	cat "$logs/tree-ok" 2>/dev/null || echo 0
+}
 # tree_edit ARCH: a new pr_info! line in the tree's rust_minimal.rs (not
 # committed, patches/linux/ untouched) reaches ARCH's kernel through
 # make retest from the tree: its quick boot passes and prints the line.
@@ -317,7 +327,7 @@ hook() {
 		if [ -z "$toolchain" ]; then
 			step "start-qemu-poweroff-$d" shell_poweroff "$out"
 			case " $TREE_ARCHES " in
-			*" $arch "*) [ "${TREE_OK:-0}" -eq 0 ] || step "linux-tree-edit-$arch" tree_edit "$arch" ;;
+			*" $arch "*) [ "$(tree_ready)" != 1 ] || step "linux-tree-edit-$arch" tree_edit "$arch" ;;
 			esac
 		fi
 		[ "${PRUNE:-0}" != 1 ] || prune "$out"
@@ -358,7 +368,6 @@ fi
 
 : >"$steps"
 rm -f "$logs/first-linux"
-TREE_OK=0
 if [ "$mode" = all ]; then
 	step lint support/scripts/lint.sh
 	step harness-unit-tests cargo test --release --workspace
@@ -369,15 +378,25 @@ if [ "$mode" = all ]; then
 		return "$1"
 	}
 	step runner-unit-tests runner_unit_tests
+fi
+# Your kernel tree's checks: one core's work (unpacking, git, Kconfig),
+# beside the loop's builds; the hook's tree_edit waits for them.
+tree_checks() {
 	step linux-tree-round-trip linux_tree_round_trip
-	TREE_OK=$step_ok
+	ok=$step_ok
 	step linux-tree-bad-input linux_tree_bad_input
 	# The series' Kconfig guards (linux/kconfig-guards): the kernel's own
 	# Kconfig in that tree keeps Rust off where the series must
-	[ "$TREE_OK" -eq 0 ] || step kconfig-guards support/scripts/kconfig-guards.sh "$tree"
+	[ "$ok" -eq 0 ] || step kconfig-guards support/scripts/kconfig-guards.sh "$tree"
+	echo "$ok" >"$logs/tree-ok"
+}
+rm -f "$logs/tree-ok"
+tree_pid=
+if [ "$mode" = all ]; then
+	tree_checks &
+	tree_pid=$!
 fi
-# for the hook's tree_edit: whether the tree is there, and its arches
-export TREE_OK TREE_ARCHES
+export TREE_ARCHES
 
 # Each defconfig, then each cell: built, its steps (hook), booted and
 # tested by the harness's loop, one arch booting while the next builds.
@@ -408,6 +427,7 @@ if [ -n "$archs" ]; then
 	} | tee "$logs/boot-tests.log"
 	harness_rc=$(cat "$logs/loop.rc")
 fi
+[ -z "$tree_pid" ] || wait "$tree_pid"
 
 # The harness's failure paths on a real QEMU (its tests cover them on
 # recorded consoles): a kernel panic and a hung guest must give exit 2,
