@@ -65,6 +65,9 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
             let jobs = plan::retest_jobs(&table, &args.arch, &layout.output, &tree)?;
             build_and_boot(&jobs, &tree, cli.manifest.as_deref(), args, None)
         }
+        Command::LavaJobs(args) => {
+            crate::lava::write_jobs(&table, &tree, cli.manifest.as_deref(), args)
+        }
         Command::Check(args) => {
             let layout = Layout::resolve(&args.run.boot.dirs);
             let jobs = plan::check_jobs(&table, &args.run.arch, &layout.output)?;

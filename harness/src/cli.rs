@@ -54,6 +54,26 @@ pub enum Command {
     /// Build each arch afresh, its hook's steps, boot it while the next
     /// one builds (every test; quick mode for a toolchain cell), one table.
     Check(CheckArgs),
+    /// Write a LAVA job and device file for each built QEMU arch and cell:
+    /// <lava-dir>/<arch>/{job.yaml,device.yaml}, booting what `run` boots.
+    LavaJobs(LavaJobsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LavaJobsArgs {
+    /// Arch or cell (repeatable) [default: every one with images]
+    #[arg(long = "arch", value_name = "ARCH")]
+    pub arch: Vec<String>,
+    /// Buildroot output root holding <defconfig>/images/ [default: output]
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Where to write <arch>/{job.yaml,device.yaml} [default: output/lava]
+    #[arg(long, value_name = "DIR")]
+    pub lava_dir: Option<PathBuf>,
+    /// http(s) URL under which a lab serves each output's images/ as
+    /// <URL>/<output name>/ [default: file:// URLs of this machine's images]
+    #[arg(long, value_name = "URL", env = "LAVA_BASE_URL")]
+    pub base_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -15,6 +15,7 @@ pub mod junit;
 pub mod kcidb;
 pub mod ktap;
 pub mod lanes;
+pub mod lava;
 pub mod layout;
 pub mod manifest;
 pub mod matrix;
