@@ -88,12 +88,14 @@ export LINUX_TREE
 BR_MAKE = $(MAKE) -C $(BUILDROOT_DIR) O=$(O) BR2_EXTERNAL=$(CURDIR) $(BR_OFFLINE_ARGS) \
 	BR2_PACKAGE_OVERRIDE_FILE=$(CURDIR)/support/override.mk
 SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
+# what only make check and the toolchain axis need, set up when first needed
+CHECK_STAMP = $(RUST_QEMU_CACHE)/.setup-check-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 
 WRAPPER_GOALS = setup check check-toolchains retest linux-tree linux-patches bench arch-matrix help-rust-qemu
 BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
 
 .PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
-_buildroot: $(SETUP_STAMP)
+_buildroot: $(SETUP_STAMP) $(if $(TOOLCHAIN),$(CHECK_STAMP))
 ifneq ($(DEFCONFIG),)
 	@mkdir -p output && echo $(notdir $(O)) >output/.current
 else ifeq ($(wildcard $(O)/.config),)
@@ -124,25 +126,29 @@ $(BR_GOALS): _buildroot
 	@:
 
 $(SETUP_STAMP): support/setup-host.sh support/debian-packages.txt support/apt.sources support/versions.env \
-		offline/provision.sh offline/sources.tsv toolchain/toolchain-external-debian-cross/debian-cross.debs \
-		support/toolchains/rust.debs $(wildcard support/toolchains/bindgen-*.config)
+		offline/provision.sh offline/sources.tsv toolchain/toolchain-external-debian-cross/debian-cross.debs
 	support/setup-host.sh
 	@mkdir -p $(@D) && touch $@
 
+$(CHECK_STAMP): $(SETUP_STAMP) support/toolchains/rust.debs $(wildcard support/toolchains/bindgen-*.config)
+	support/setup-host.sh check
+	@touch $@
+
+# everything, the check's tools too
 setup:
-	support/setup-host.sh
-	@mkdir -p $(dir $(SETUP_STAMP)) && touch $(SETUP_STAMP)
+	support/setup-host.sh check
+	@mkdir -p $(dir $(SETUP_STAMP)) && touch $(SETUP_STAMP) $(CHECK_STAMP)
 
 # The README's test command: lint, harness unit tests, each defconfig built,
 # its Buildroot goals, booted with every test (support/scripts/check.sh).
 # DEFCONFIGS="<defconfig> ...": only those; PRUNE=1: each build's trees
 # deleted once its checks are done (one on the disk at a time).
-check: $(SETUP_STAMP)
+check: $(CHECK_STAMP)
 	support/scripts/check.sh
 
 # Every cell of the toolchain axis (support/toolchains/axis.toml), built
 # and booted in quick mode; make check runs those marked check.
-check-toolchains: $(SETUP_STAMP)
+check-toolchains: $(CHECK_STAMP)
 	support/scripts/check.sh --toolchains
 
 # The edit -> result loop: rebuild what changed in each ARCH's output
@@ -168,7 +174,7 @@ linux-patches:
 # The benchmark: make check, then the edit -> result loop per arch; the
 # table in output/bench/ (support/bench/run.sh). KUNIT=1: also kunit.py
 # on the same patched tree, and the same touch in both loops.
-bench: $(SETUP_STAMP)
+bench: $(CHECK_STAMP)
 	support/bench/run.sh $(if $(KUNIT),--kunit)
 
 arch-matrix: $(SETUP_STAMP)

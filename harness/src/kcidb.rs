@@ -29,9 +29,16 @@ pub fn document(checkout: &Checkout, results: &[ArchResult]) -> Value {
     let mut builds = Vec::new();
     let mut tests = Vec::new();
     for result in results {
-        let build_id = format!("{checkout_id}:{}", result.arch);
-        builds.push(build(&checkout_id, &build_id, result));
-        add_tests(&build_id, result, &mut tests);
+        // a lab's run of an arch (`<arch>@lava`) tests that arch's build
+        let (arch, runtime) = match result.arch.split_once('@') {
+            Some((arch, runtime)) => (arch, Some(runtime)),
+            None => (result.arch.as_str(), None),
+        };
+        let build_id = format!("{checkout_id}:{arch}");
+        if !builds.iter().any(|b: &Value| b["id"] == build_id.as_str()) {
+            builds.push(build(&checkout_id, &build_id, result));
+        }
+        add_tests(&build_id, runtime, result, &mut tests);
     }
     json!({
         "version": {"major": 5, "minor": 3},
@@ -76,8 +83,11 @@ fn build(checkout_id: &str, id: &str, result: &ArchResult) -> Value {
 
 /// The arch's tests: a `boot` test (ERROR for an infrastructure failure),
 /// then every KTAP test of the tree.
-fn add_tests(build_id: &str, result: &ArchResult, out: &mut Vec<Value>) {
-    let mut boot = test_object(build_id, result, "boot");
+/// `runtime`: the lab that ran them (its tests' ids and environment say
+/// so), or none for a direct boot.
+fn add_tests(build_id: &str, runtime: Option<&str>, result: &ArchResult, out: &mut Vec<Value>) {
+    let tests = Tests { build_id, runtime };
+    let mut boot = tests.object(result, "boot");
     boot.insert("status".into(), json!("PASS"));
     if let Some(failure) = &result.infrastructure_failure {
         boot.insert("status".into(), json!("ERROR"));
@@ -88,12 +98,12 @@ fn add_tests(build_id: &str, result: &ArchResult, out: &mut Vec<Value>) {
     let mut names = Vec::new();
     for test in &result.tests {
         let path = unique(&mut names, path_part(&test.name));
-        add_node(build_id, result, test, &path, None, out);
+        add_node(&tests, result, test, &path, None, out);
     }
 }
 
 fn add_node(
-    build_id: &str,
+    tests: &Tests,
     result: &ArchResult,
     node: &TestNode,
     path: &str,
@@ -105,7 +115,7 @@ fn add_node(
     } else {
         Some(&node.log[..])
     };
-    let mut test = test_object(build_id, result, path);
+    let mut test = tests.object(result, path);
     test.insert("status".into(), json!(status(node.status)));
     if let Some(seconds) = node.duration_s {
         test.insert("duration".into(), json!(seconds));
@@ -129,23 +139,42 @@ fn add_node(
     let mut names = Vec::new();
     for sub in &node.subtests {
         let sub_path = format!("{path}.{}", unique(&mut names, path_part(&sub.name)));
-        add_node(build_id, result, sub, &sub_path, log, out);
+        add_node(tests, result, sub, &sub_path, log, out);
     }
 }
 
-fn test_object(build_id: &str, result: &ArchResult, path: &str) -> Map<String, Value> {
-    let mut test = Map::new();
-    test.insert("id".into(), json!(format!("{build_id}:{path}")));
-    test.insert("origin".into(), json!(ORIGIN));
-    test.insert("build_id".into(), json!(build_id));
-    test.insert("path".into(), json!(path));
-    if let Some(start) = &result.started_at {
-        test.insert("start_time".into(), json!(start));
+/// Where a run's tests go: their build, and the lab that ran them.
+struct Tests<'a> {
+    build_id: &'a str,
+    runtime: Option<&'a str>,
+}
+
+impl Tests<'_> {
+    fn object(&self, result: &ArchResult, path: &str) -> Map<String, Value> {
+        let mut test = Map::new();
+        let id = match self.runtime {
+            Some(runtime) => format!("{}@{runtime}:{path}", self.build_id),
+            None => format!("{}:{path}", self.build_id),
+        };
+        test.insert("id".into(), json!(id));
+        test.insert("origin".into(), json!(ORIGIN));
+        test.insert("build_id".into(), json!(self.build_id));
+        test.insert("path".into(), json!(path));
+        if let Some(start) = &result.started_at {
+            test.insert("start_time".into(), json!(start));
+        }
+        let mut environment = Map::new();
+        if let Some(version) = &result.qemu_version {
+            environment.insert("comment".into(), json!(version));
+        }
+        if let Some(runtime) = self.runtime {
+            environment.insert("misc".into(), json!({"runtime": runtime}));
+        }
+        if !environment.is_empty() {
+            test.insert("environment".into(), Value::Object(environment));
+        }
+        test
     }
-    if let Some(version) = &result.qemu_version {
-        test.insert("environment".into(), json!({"comment": version}));
-    }
-    test
 }
 
 /// KCIDB's architecture (`[a-z0-9_]*`) of an arch of the table: its name
@@ -153,7 +182,7 @@ fn test_object(build_id: &str, result: &ArchResult, path: &str) -> Map<String, V
 /// `config_name`, tells them apart).
 fn architecture(arch: &str) -> String {
     // x86_64-kasan, x86_64+rustc-1.85.0 (a cell of the toolchain axis)
-    let base = arch.split(['-', '+']).next().unwrap_or(arch);
+    let base = arch.split(['-', '+', '@']).next().unwrap_or(arch);
     base.chars()
         .map(|c| c.to_ascii_lowercase())
         .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
@@ -269,11 +298,31 @@ mod tests {
     }
 
     #[test]
+    fn a_lab_run_tests_the_arch_build() {
+        let checkout = Checkout {
+            key: "abc".into(),
+            misc: json!({}),
+        };
+        let mut lava = result();
+        lava.arch = "x86_64@lava".into();
+        let doc = document(&checkout, &[result(), lava]);
+        assert_eq!(doc["builds"].as_array().map(Vec::len), Some(1));
+        let tests = doc["tests"].as_array().expect("tests");
+        assert_eq!(tests.len(), 10);
+        let lab = &tests[5];
+        assert_eq!(lab["id"], "rust_qemu:abc:x86_64@lava:boot");
+        assert_eq!(lab["build_id"], "rust_qemu:abc:x86_64");
+        assert_eq!(lab["environment"]["misc"]["runtime"], "lava");
+        assert!(tests[0].get("environment").is_none());
+    }
+
+    #[test]
     fn architectures_are_kcidb_architectures() {
         assert_eq!(architecture("x86_64-kasan"), "x86_64");
         assert_eq!(architecture("aarch64+rustc-1.85.0"), "aarch64");
         assert_eq!(architecture("ppc64le"), "ppc64le");
         assert_eq!(architecture("arm"), "arm");
+        assert_eq!(architecture("riscv64@lava"), "riscv64");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod kcidb;
 pub mod ktap;
 pub mod lanes;
 pub mod lava;
+pub mod lava_run;
 pub mod layout;
 pub mod manifest;
 pub mod matrix;

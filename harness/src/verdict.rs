@@ -40,6 +40,8 @@ pub enum ExitReason {
     QemuFailed,
     /// The console could not be read or recorded.
     ConsoleError,
+    /// The lab's own run failed (LAVA's job, or lava-run itself).
+    LabFailure,
 }
 
 impl ExitReason {
@@ -57,6 +59,7 @@ impl ExitReason {
             ExitReason::ImageMissing => "image-missing",
             ExitReason::QemuFailed => "qemu-failed",
             ExitReason::ConsoleError => "console-error",
+            ExitReason::LabFailure => "lab-failure",
         }
     }
 }
