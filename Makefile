@@ -7,7 +7,7 @@
 # Every other goal (linux-menuconfig, legal-info, ...) goes to Buildroot for
 # the last configured defconfig, or for O=<dir>. Own goals: setup, check,
 # check-toolchains, retest [ARCH=x86_64|all|<arch>,<arch>], linux-tree,
-# linux-patches, bench, arch-matrix, help-rust-qemu. LINUX_TREE=<dir>: every
+# linux-patches, bench, arch-matrix, lava-jobs, help-rust-qemu. LINUX_TREE=<dir>: every
 # kernel from your kernel tree (remembered; LINUX_TREE= goes back to
 # patches/linux/). Host set-up runs first when needed.
 
@@ -91,7 +91,8 @@ SETUP_STAMP = $(RUST_QEMU_CACHE)/.setup-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 # what only make check and the toolchain axis need, set up when first needed
 CHECK_STAMP = $(RUST_QEMU_CACHE)/.setup-check-$(BUILDROOT_VERSION)-offline$(OFFLINE)
 
-WRAPPER_GOALS = setup check check-toolchains retest linux-tree linux-patches bench arch-matrix help-rust-qemu
+WRAPPER_GOALS = setup check check-toolchains retest linux-tree linux-patches bench arch-matrix lava-jobs \
+	help-rust-qemu
 BR_GOALS = $(filter-out $(WRAPPER_GOALS),$(MAKECMDGOALS))
 
 .PHONY: _buildroot $(WRAPPER_GOALS) $(BR_GOALS)
@@ -176,6 +177,12 @@ linux-patches:
 # on the same patched tree, and the same touch in both loops.
 bench: $(CHECK_STAMP)
 	support/bench/run.sh $(if $(KUNIT),--kunit)
+
+# LAVA: a job and a device file for each built QEMU arch and cell
+# (output/lava/<arch>/); LAVA_BASE_URL=https://...: the URL under which a
+# lab serves each output's images/ (README "Run it in a LAVA lab")
+lava-jobs: $(SETUP_STAMP)
+	cargo run -q --release -p rust-qemu-test -- lava-jobs
 
 arch-matrix: $(SETUP_STAMP)
 	cargo run -q --release -p rust-qemu-test -- matrix

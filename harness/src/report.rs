@@ -277,9 +277,11 @@ impl ArchResult {
             .collect::<Option<_>>()
             .unwrap_or_default();
         let whole = self.infrastructure_failure.is_some() || failed.is_empty();
+        // a lab's run (`<arch>@lava`) of the same image: again here
+        let arch = self.arch.split('@').next().unwrap_or(&self.arch);
         Some(match whole {
-            true => format!("make retest ARCH={}", self.arch),
-            false => format!("make retest ARCH={} TESTS={}", self.arch, failed.join(",")),
+            true => format!("make retest ARCH={arch}"),
+            false => format!("make retest ARCH={arch} TESTS={}", failed.join(",")),
         })
     }
 

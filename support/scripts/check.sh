@@ -27,28 +27,38 @@ logs=$PWD/output/logs
 steps=$logs/steps.tsv
 mkdir -p "$logs"
 
-# record ok|FAIL NAME SECONDS: a check's outcome, in the steps file
+# record ok|FAIL|SKIP NAME SECONDS: a check's outcome, in the steps file
 record() {
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$steps"
 }
 # step NAME COMMAND...: run a check, its output to $logs/NAME.log;
-# step_ok=1 if it passed
+# step_ok=1 if it passed; exit status 77: it could not run here (a skip,
+# whose first line "SKIP ..." says why)
 step() {
 	name=$1
 	shift
 	start=$(date +%s)
 	step_ok=0
-	if "$@" >"$logs/$name.log" 2>&1; then
+	rc=0
+	"$@" >"$logs/$name.log" 2>&1 || rc=$?
+	secs=$(($(date +%s) - start))
+	case $rc in
+	0)
 		step_ok=1
-		secs=$(($(date +%s) - start))
 		record ok "$name" "$secs"
 		printf 'ok   %s (%ss)\n' "$name" "$secs"
-	else
-		secs=$(($(date +%s) - start))
+		;;
+	77)
+		# it could not run here, and says why
+		record SKIP "$name" "$secs"
+		printf 'SKIP %s (%ss): %s\n' "$name" "$secs" "$(grep -m 1 '^SKIP' "$logs/$name.log")"
+		;;
+	*)
 		record FAIL "$name" "$secs"
 		printf 'FAIL %s (%ss), last lines of %s:\n' "$name" "$secs" "$logs/$name.log"
 		tail -n 30 "$logs/$name.log" | sed 's/^/     | /'
-	fi
+		;;
+	esac
 }
 
 harness() {
@@ -453,6 +463,28 @@ if [ "$mode" = all ] && [ -n "$first_arch" ]; then
 		--results-dir output/tests-failure/hang --kernel-arg init=/bin/sh --timeout-multiplier 0.1
 fi
 
+# LAVA (README "Run it in a LAVA lab"): a job for every built QEMU arch,
+# validated (and a broken one rejected), then those of LAVA_ARCHES run by
+# LAVA's own dispatcher and judged as their direct boots were
+lava_jobs() {
+	rm -rf output/lava
+	harness lava-jobs && support/scripts/lava-validate.sh output/lava
+}
+labs=
+if [ "$mode" = all ] && [ -n "$first_arch" ]; then
+	step lava-jobs lava_jobs
+	lava=
+	for a in ${LAVA_ARCHES:-x86_64 riscv64}; do
+		rm -rf "output/tests/$a@lava"
+		[ ! -f "output/tests/$a/results.json" ] || lava="$lava --arch $a"
+	done
+	# shellcheck disable=SC2086 # one word per argument
+	[ -z "$lava" ] || step lava-run harness lava-run $lava
+	for a in ${LAVA_ARCHES:-x86_64 riscv64}; do
+		[ ! -f "output/tests/$a@lava/results.json" ] || labs="$labs --arch $a@lava"
+	done
+fi
+
 # the tree of the kernel-tree checks (make check only)
 [ "$mode" != all ] || [ "${PRUNE:-0}" != 1 ] || rm -rf "$tree"
 
@@ -464,23 +496,27 @@ kcidb() {
 }
 passed=0
 failed=0
+skipped=0
 if [ -n "$archs" ]; then
 	# shellcheck disable=SC2086 # one word per argument
 	set -- $archs
-	step kcidb kcidb "$@"
 	# the matrix of every arch and cell with results (--toolchains: the
 	# arches of an earlier make check too)
 	if [ "$mode" = all ]; then harness matrix "$@"; else harness matrix; fi | tail -n 1
+	# the lab runs are runs of the same builds: in KCIDB and the counts
+	# shellcheck disable=SC2086 # one word per argument
+	set -- "$@" $labs
+	step kcidb kcidb "$@"
 	# every failing test again (the end of a long log), then the counts:
 	# the summary's last tab-separated row is the total
 	harness summary "$@" | sed '$d'
-	IFS=$(printf '\t') read -r _ _ passed failed _ <<EOF2
+	IFS=$(printf '\t') read -r _ _ passed failed skipped <<EOF2
 $(harness summary --format tsv "$@" | tail -n 1)
 EOF2
-	case "${passed:-x}${failed:-x}" in
+	case "${passed:-x}${failed:-x}${skipped:-x}" in
 	*[!0-9]*)
 		echo "FAIL boot-tests: no counts from the results.json files (harness exit $harness_rc)"
-		passed=0 failed=1
+		passed=0 failed=1 skipped=0
 		;;
 	*) [ "$harness_rc" -eq 0 ] || [ "$failed" -gt 0 ] || failed=$((failed + 1)) ;;
 	esac
@@ -488,5 +524,6 @@ fi
 # the steps of every process: this one's, the loop's and its hooks'
 passed=$((passed + $(grep -c '^ok' "$steps" || :)))
 failed=$((failed + $(grep -c '^FAIL' "$steps" || :)))
-echo "check: $passed passed, $failed failed"
+skipped=$((skipped + $(grep -c '^SKIP' "$steps" || :)))
+echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
