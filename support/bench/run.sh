@@ -3,7 +3,9 @@
 # per arch the edit -> result loop (touch one sample's .rs, make retest,
 # until its results are printed). Every figure comes from this one run:
 # a table in output/bench/bench.md, the same figures in bench.json.
-# Run it on a clean clone for the clean-build figures. --table only writes
+# Run it on a clean clone for the clean-build figures. The table is also
+# the project's figures file, docs/benchmark.md (above the figures of
+# earlier runs, each with its date and commit), to commit with it. --table only writes
 # the table again from output/bench/figures.tsv. --kunit also runs kunit.py
 # (the kernel's KUnit runner) on the same patched tree, x86_64 with the
 # Rust doctests, and the same touch (rust/kernel/print.rs) in both loops,
@@ -212,4 +214,12 @@ fig() {
 awk -F'\t' 'BEGIN { printf "[" } { gsub(/"/, "\\\"", $3); printf "%s\n  {\"arch\": \"%s\", \"figure\": \"%s\", \"value\": \"%s\"}", (NR > 1 ? "," : ""), $1, $2, $3 }
 	END { print "\n]" }' "$raw" >"$out/bench.json"
 cat "$out/bench.md"
+# the figures file: this run right after its marker line, newest first
+doc=docs/benchmark.md
+{
+	sed -n '1,/^<!-- runs -->$/p' "$doc"
+	echo
+	sed 's/^# Benchmark:/## Run:/' "$out/bench.md"
+	sed -n '/^<!-- runs -->$/,$p' "$doc" | sed 1d
+} >"$doc.tmp" && mv "$doc.tmp" "$doc"
 exit "$rc"
