@@ -3,14 +3,14 @@
 //! (this thread) boots each built image (QEMU's TCG: one core) while the
 //! build lane makes the next one. The build lane runs at most one job
 //! ahead (a build waits for the boot before it), so two outputs at most
-//! are in flight. Rows come back in job order; a failed build is a row
+//! are in flight. The hook's steps after a build run beside its boot. Rows come back in job order; a failed build is a row
 //! with its log's last lines and does not stop the other jobs.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::time::Instant;
 
 use crate::app::{arch_manifest, run_arch};
@@ -102,19 +102,23 @@ pub fn run(jobs: &[Job], setup: &LoopSetup) -> Result<Vec<Row>, HarnessError> {
     fsx::create_dir(&setup.logs)?;
     // rendezvous: a finished build waits until the boot lane takes it
     let (tx, rx) = sync_channel::<BuildDone>(0);
+    let (hooked_tx, hooked) = channel::<usize>();
     std::thread::scope(|scope| {
-        scope.spawn(move || build_lane(jobs, setup, &tx));
-        boot_lane(jobs, setup, &rx)
+        scope.spawn(move || build_lane(jobs, setup, &tx, &hooked_tx));
+        boot_lane(jobs, setup, &rx, &hooked)
     })
 }
 
-fn build_lane(jobs: &[Job], setup: &LoopSetup, tx: &SyncSender<BuildDone>) {
-    for job in jobs {
+/// Builds each job; once the boot lane has a built job, runs the hook's
+/// `built` phase (beside its boot), then says so on `hooked`.
+fn build_lane(jobs: &[Job], setup: &LoopSetup, tx: &SyncSender<BuildDone>, hooked: &Sender<usize>) {
+    for (index, job) in jobs.iter().enumerate() {
         if interrupt::interrupted() {
             return;
         }
         let started = Instant::now();
         let built = build(job, setup);
+        let ok = built == Built::Ok;
         let done = BuildDone {
             built,
             secs: started.elapsed().as_secs_f64(),
@@ -122,16 +126,25 @@ fn build_lane(jobs: &[Job], setup: &LoopSetup, tx: &SyncSender<BuildDone>) {
         if tx.send(done).is_err() {
             return;
         }
+        if ok {
+            hook(setup, "built", job);
+        }
+        if hooked.send(index).is_err() {
+            return;
+        }
     }
 }
 
+/// Boots each built job; its `booted` hook phase waits for its `built`
+/// one (which may still read the build trees the former may remove).
 fn boot_lane(
     jobs: &[Job],
     setup: &LoopSetup,
     rx: &Receiver<BuildDone>,
+    hooked: &Receiver<usize>,
 ) -> Result<Vec<Row>, HarnessError> {
     let mut rows = Vec::new();
-    for job in jobs {
+    for (index, job) in jobs.iter().enumerate() {
         let Ok(done) = rx.recv() else {
             break;
         };
@@ -140,7 +153,8 @@ fn boot_lane(
         }
         let started = Instant::now();
         let boot = (done.built == Built::Ok).then(|| boot(job, setup));
-        if boot.is_some() {
+        let built_hook_done = hooked.iter().any(|i| i == index);
+        if boot.is_some() && built_hook_done {
             hook(setup, "booted", job);
         }
         rows.push(Row {
@@ -212,9 +226,6 @@ fn build(job: &Job, setup: &LoopSetup) -> Built {
         Built::Failed { log, tail }
     };
     record_step(setup.steps, ok, &step, secs);
-    if ok {
-        hook(setup, "built", job);
-    }
     built
 }
 
