@@ -13,7 +13,10 @@
 
 include support/versions.env
 
-RUST_QEMU_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/br-rust-qemu
+# the cache directory's default: support/lib.sh
+ifeq ($(origin RUST_QEMU_CACHE),undefined)
+RUST_QEMU_CACHE := $(shell . support/lib.sh && echo "$$RUST_QEMU_CACHE")
+endif
 BUILDROOT_DIR ?= $(RUST_QEMU_CACHE)/buildroot-$(BUILDROOT_VERSION)
 export RUST_QEMU_CACHE
 export BR2_DL_DIR ?= $(RUST_QEMU_CACHE)/dl

@@ -21,9 +21,9 @@ localmk=$here/local.mk
 apt_helper=/usr/lib/apt/apt-helper
 tab=$(printf '\t')
 
-say() { printf '>>> offline: %s\n' "$*"; }
-warn() { printf 'offline: warning: %s\n' "$*" >&2; }
-die() { printf 'offline: ERROR: %s\n' "$*" >&2; exit 1; }
+me=offline
+# shellcheck source=support/lib.sh
+. "$top/support/lib.sh"
 
 [ $# -eq 1 ] || die "usage: $0 CACHE_DIR"
 mkdir -p "$1"

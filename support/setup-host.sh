@@ -16,11 +16,12 @@ purpose=${1:-build}
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/support/versions.env"
-cache=${RUST_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}
+me=setup
+# shellcheck source=support/lib.sh
+. "$top/support/lib.sh"
+cache=$RUST_QEMU_CACHE
 OFFLINE=${OFFLINE:-0}
 
-say() { printf '>>> setup: %s\n' "$*"; }
-die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
 
 [ -r /etc/debian_version ] && case $(cat /etc/debian_version) in 12*) false ;; esac &&
 	say "warning: this is not Debian 12 ($(cat /etc/debian_version)); continuing"

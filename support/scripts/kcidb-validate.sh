@@ -10,7 +10,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=support/versions.env
 . "$top/support/versions.env"
 doc=${1:?usage: kcidb-validate.sh DOCUMENT}
-python=${RUST_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}/host/kcidb-io-$KCIDB_IO_VERSION/bin/python
+me=kcidb-validate
+# shellcheck source=support/lib.sh
+. "$top/support/lib.sh"
+python=$RUST_QEMU_CACHE/host/kcidb-io-$KCIDB_IO_VERSION/bin/python
 [ -x "$python" ] || { echo "kcidb-validate: no kcidb-io $KCIDB_IO_VERSION ($python): run make setup" >&2; exit 1; }
 
 # validate FILE [BREAK]: exit 0 if valid; BREAK: first break a test's status

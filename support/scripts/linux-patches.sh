@@ -19,7 +19,9 @@ fi
 dir=${1:?usage: linux-patches.sh [--same] DIR}
 series=$top/patches/linux
 
-die() { printf 'linux-patches: ERROR: %s\n' "$*" >&2; exit 1; }
+me=linux-patches
+# shellcheck source=support/lib.sh
+. "$top/support/lib.sh"
 
 LINUX_TREE=$dir "$top/linux/kernel-source.sh" check
 [ -n "$same" ] || [ -z "$(git -C "$dir" status --porcelain)" ] ||

@@ -18,8 +18,9 @@ dir=${1:?usage: linux-tree.sh DIR}
 tarball=/usr/src/$(awk '$1 == "sha256" && $3 ~ /\.tar\.xz$/ { print $3 }' "$top/patches/linux/linux.hash")
 sha=$(awk '$1 == "sha256" && $3 ~ /\.tar\.xz$/ { print $2 }' "$top/patches/linux/linux.hash")
 
-say() { printf '>>> linux-tree: %s\n' "$*"; }
-die() { printf 'linux-tree: ERROR: %s\n' "$*" >&2; exit 1; }
+me=linux-tree
+# shellcheck source=support/lib.sh
+. "$top/support/lib.sh"
 
 # The tree's commits are the same on every machine: one identity and the
 # patches' own dates (git am --committer-date-is-author-date).

@@ -19,7 +19,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # LLVM_VERSION, GCC_VERSION: the host compilers' majors
 # shellcheck source=support/versions.env
 . "$here/../../support/versions.env"
-cache=${RUST_QEMU_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}
+me=debian-cross
+# shellcheck source=support/lib.sh
+. "$here/../../support/lib.sh"
+cache=$RUST_QEMU_CACHE
 
 # The Debian packages of this toolchain: support/debian-packages.txt.
 pkgs=$(sed -n "s/ *# toolchain $triplet\$//p" "$here/../../support/debian-packages.txt")
