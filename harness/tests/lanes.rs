@@ -69,17 +69,8 @@ fn position(events: &[String], prefix: &str) -> usize {
 }
 
 fn harness_loop(fx: &Fixture, command: &str, extra: &[&str]) -> Command {
-    let mut harness = common::harness();
-    let path = format!(
-        "{}:{}",
-        fx.bin().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let mut harness = fx.harness_in_path(command);
     harness
-        .env("PATH", path)
-        .arg(command)
-        .arg("--output-dir")
-        .arg(fx.output())
         .arg("--results-dir")
         .arg(fx.results())
         .arg("--qemu-binary-dir")

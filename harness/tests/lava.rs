@@ -48,18 +48,9 @@ fn is_root() -> bool {
 }
 
 fn harness(fx: &Fixture, command: &str, extra: &[&str]) -> Run {
-    let mut harness = common::harness();
-    let path = format!(
-        "{}:{}",
-        fx.bin().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let mut harness = fx.harness_in_path(command);
     harness
-        .env("PATH", path)
         .env_remove("LAVA_BASE_URL")
-        .arg(command)
-        .arg("--output-dir")
-        .arg(fx.output())
         .arg("--lava-dir")
         .arg(fx.root.join("lava"))
         .args(extra);

@@ -166,6 +166,25 @@ pub fn harness() -> Command {
     command
 }
 
+impl Fixture {
+    /// The harness running `command`, this fixture's `bin/` first in PATH
+    /// (a fake make, lava-run...) and its output directory.
+    pub fn harness_in_path(&self, command: &str) -> Command {
+        let mut harness = harness();
+        let path = format!(
+            "{}:{}",
+            self.bin().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        harness
+            .env("PATH", path)
+            .arg(command)
+            .arg("--output-dir")
+            .arg(self.output());
+        harness
+    }
+}
+
 /// A finished harness run.
 pub struct Run {
     pub code: Option<i32>,
