@@ -3,8 +3,9 @@
 //! (this thread) boots each built image (QEMU's TCG: one core) while the
 //! build lane makes the next one. The build lane runs at most one job
 //! ahead (a build waits for the boot before it), so two outputs at most
-//! are in flight. The hook's steps after a build run beside its boot. Rows come back in job order; a failed build is a row
-//! with its log's last lines and does not stop the other jobs.
+//! are in flight. The hook's steps after a build run beside its boot.
+//! Rows come back in job order; a failed build is a row with its log's
+//! last lines and does not stop the other jobs.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -153,6 +154,7 @@ fn boot_lane(
         }
         let started = Instant::now();
         let boot = (done.built == Built::Ok).then(|| boot(job, setup));
+        let boot_s = started.elapsed().as_secs_f64();
         let built_hook_done = hooked.iter().any(|i| i == index);
         if boot.is_some() && built_hook_done {
             hook(setup, "booted", job);
@@ -161,7 +163,7 @@ fn boot_lane(
             arch: job.spec.name.clone(),
             built: done.built,
             build_s: done.secs,
-            boot_s: started.elapsed().as_secs_f64(),
+            boot_s,
             boot,
             named: job.named,
         });
