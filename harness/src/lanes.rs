@@ -26,6 +26,15 @@ use crate::report::ArchResult;
 /// Lines of a failed build's log shown in the output and the table.
 const TAIL_LINES: usize = 30;
 
+/// The build lane's commands run niced, so that a boot keeps the CPU it
+/// needs (QEMU's TCG runs a thread per guest CPU).
+const NICE: [&str; 3] = ["nice", "-n", "10"];
+
+/// A boot in the loop shares the machine with the next arch's build: its
+/// boot and test timeouts are this many times the arch table's (times
+/// `--timeout-multiplier`); they catch hangs, not slow runs.
+pub const SHARED_MACHINE: f64 = 2.0;
+
 /// What the loop needs besides its jobs.
 pub struct LoopSetup<'a> {
     pub tree: &'a Path,
@@ -184,6 +193,7 @@ fn boot(job: &Job, setup: &LoopSetup) -> Result<ArchResult, String> {
     )
     .map_err(|e| e.to_string())?;
     let mut options = setup.boot.clone();
+    options.timeout_multiplier *= SHARED_MACHINE;
     options
         .kernel_args
         .splice(0..0, job.kernel_args.iter().cloned());
@@ -242,9 +252,10 @@ fn make_all(job: &Job, tree: &Path, log: &Path) -> bool {
         let (Ok(out), Ok(err)) = (file.try_clone(), file.try_clone()) else {
             return false;
         };
-        let mut command = Command::new("nice");
+        let mut command = Command::new(NICE[0]);
         command
-            .args(["-n", "10", "make"])
+            .args(&NICE[1..])
+            .arg("make")
             .args(args)
             .current_dir(tree);
         interrupt::own_group(&mut command)
@@ -252,7 +263,11 @@ fn make_all(job: &Job, tree: &Path, log: &Path) -> bool {
             .stdout(out)
             .stderr(err);
         let Ok(mut child) = command.spawn() else {
-            println!("{}: cannot start make (nice -n 10 make)", job.spec.name);
+            println!(
+                "{}: cannot start make ({} make)",
+                job.spec.name,
+                NICE.join(" ")
+            );
             return false;
         };
         let _group = interrupt::register(child.id(), Stop::Term);
@@ -295,7 +310,16 @@ fn hook(setup: &LoopSetup, phase: &str, job: &Job) -> bool {
     let Some(hook) = setup.hook else {
         return true;
     };
-    let mut command = Command::new("sh");
+    // the build lane's phases niced, as its make
+    let lane = if phase == "booted" {
+        &[][..]
+    } else {
+        &NICE[..]
+    };
+    let mut command = Command::new(lane.first().copied().unwrap_or("sh"));
+    if !lane.is_empty() {
+        command.args(&lane[1..]).arg("sh");
+    }
     command
         .args([
             "-c",
