@@ -5,7 +5,7 @@
 //! boot's. The results go to `<results>/<arch>@lava/`, and are compared
 //! with the direct boot's of the same image when there is one.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
@@ -236,7 +236,7 @@ fn run_one(
         .arg(jobs.join("job.yaml"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(Stdio::piped());
     let mut child = interrupt::own_group(&mut command)
         .spawn()
         .map_err(|source| HarnessError::Spawn {
@@ -244,16 +244,28 @@ fn run_one(
             source,
         })?;
     let _group = interrupt::register(child.id(), Stop::Kill);
+    // its log comes on stdout or stderr (which, depends on its version
+    // and where they go): both, a line at a time
     let (tx, rx) = mpsc::channel();
-    if let Some(out) = child.stdout.take() {
+    let stdout = child
+        .stdout
+        .take()
+        .map(|s| Box::new(s) as Box<dyn Read + Send>);
+    let stderr = child
+        .stderr
+        .take()
+        .map(|s| Box::new(s) as Box<dyn Read + Send>);
+    for stream in stdout.into_iter().chain(stderr) {
+        let tx = tx.clone();
         std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
                 if tx.send(line).is_err() {
                     break;
                 }
             }
         });
     }
+    drop(tx);
     let mut log = fsx::create(&dir.join("lava.log"))?;
     let mut console_log = fsx::create(&dir.join("console.log"))?;
     let mut lava = LavaLog::default();
@@ -264,7 +276,7 @@ fn run_one(
         match rx.recv_timeout(left) {
             Ok(line) => {
                 let _ = writeln!(log, "{line}");
-                let Ok(entry) = serde_json::from_str::<Value>(&line) else {
+                let Some(entry) = log_entry(&line) else {
                     continue;
                 };
                 match (entry.get("lvl").and_then(Value::as_str), entry.get("msg")) {
@@ -297,6 +309,36 @@ fn run_one(
         exit,
         killed,
     })
+}
+
+/// One line of LAVA's log: JSON, but for the escapes LAVA 2023.01 writes
+/// the way Python does for console text: `\\xHH` for a byte that is not
+/// UTF-8 (read as U+00HH) and `\\UXXXXXXXX` for a character beyond U+FFFF.
+fn log_entry(line: &str) -> Option<Value> {
+    if let Ok(entry) = serde_json::from_str(line) {
+        return Some(entry);
+    }
+    let mut json = String::with_capacity(line.len() + 16);
+    let mut rest = line;
+    while let Some(at) = rest.find('\\') {
+        json.push_str(&rest[..at]);
+        let escape = &rest[at..];
+        let (hex, len) = match escape.as_bytes().get(1) {
+            Some(b'x') => (escape.get(2..4), 4),
+            Some(b'U') => (escape.get(2..10), 10),
+            _ => (None, 2),
+        };
+        match hex
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .and_then(char::from_u32)
+        {
+            Some(c) => json.push(c),
+            None => json.push_str(escape.get(..2).unwrap_or(escape)),
+        }
+        rest = escape.get(len..).unwrap_or("");
+    }
+    json.push_str(rest);
+    serde_json::from_str(&json).ok()
 }
 
 /// What differs between a direct boot's results and a LAVA run's of the
@@ -367,6 +409,18 @@ mod tests {
             differences.iter().any(|d| d.starts_with("counts: ")),
             "{differences:?}"
         );
+    }
+
+    #[test]
+    fn log_lines_with_lavas_byte_escapes() {
+        let line =
+            r#"{"lvl": "target", "msg": "read: Gr\xFCezi \\x41 \"q\" \U0001F980mod \u00e9"}"#;
+        let entry = log_entry(line).expect("read");
+        assert_eq!(
+            entry["msg"],
+            "read: Gr\u{fc}ezi \\x41 \"q\" \u{1f980}mod \u{e9}"
+        );
+        assert!(log_entry("not json").is_none());
     }
 
     #[test]
