@@ -191,7 +191,8 @@ fn lava_jobs_bad_input() {
     let fx = Fixture::new("lava_um", &["um"]);
     let run = harness(&fx, "lava-jobs", &["--arch", "um"]);
     run.check(
-        run.stdout.contains("User-Mode Linux is no LAVA device"),
-        "um: why not",
+        run.code == Some(0) && run.stdout.contains("User-Mode Linux is no LAVA device"),
+        "um: why not, and no error",
     );
+    assert!(!fx.root.join("lava/um").exists());
 }

@@ -468,7 +468,13 @@ fi
 # LAVA's own dispatcher and judged as their direct boots were
 lava_jobs() {
 	rm -rf output/lava
-	harness lava-jobs && support/scripts/lava-validate.sh output/lava
+	harness lava-jobs || return 1
+	set -- output/lava/*/job.yaml
+	if [ ! -f "$1" ]; then
+		echo "SKIP lava-jobs: no QEMU arch was built in this run (um is no LAVA device)"
+		return 77
+	fi
+	support/scripts/lava-validate.sh output/lava
 }
 labs=
 if [ "$mode" = all ] && [ -n "$first_arch" ]; then
