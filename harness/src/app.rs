@@ -627,11 +627,12 @@ fn kcidb(table: &ArchTable, tree: &Path, args: &KcidbArgs) -> Result<u8, Harness
     let mut text = serde_json::to_string_pretty(&doc)?;
     text.push('\n');
     fsx::write(&output, &text)?;
+    let count = |key: &str| doc[key].as_array().map_or(0, Vec::len);
     println!(
         "kcidb: {} ({} builds, {} tests)",
         output.display(),
-        results.len(),
-        doc["tests"].as_array().map_or(0, Vec::len)
+        count("builds"),
+        count("tests")
     );
     Ok(0)
 }
