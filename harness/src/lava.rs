@@ -133,9 +133,11 @@ const ARCHES: &[(&str, &str, bool, bool)] = &[
 
 /// The monitor's patterns: the runner's top-level KTAP results (nested
 /// lines are indented; a `# SKIP` is left out, not a pass) between its
-/// KTAP header and the end sentinel (docs/test-protocol.md).
+/// KTAP header and the end sentinel (docs/test-protocol.md). The end is
+/// the sentinel's whole line: LAVA stops reading at the match, and logs a
+/// console line only once its newline has been read.
 const MONITOR_START: &str = "rust-tests: KTAP version 1";
-const MONITOR_END: &str = "rust-qemu: end exit=";
+const MONITOR_END: &str = r"rust-qemu: end exit=\d+\r?\n";
 const MONITOR_PATTERN: &str =
     r"rust-tests: (?P<result>not ok|ok(?! \d+ \S+ # SKIP)) \d+ (?P<test_case_id>[^\s#]+)";
 

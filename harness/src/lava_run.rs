@@ -280,7 +280,9 @@ fn run_one(
                     continue;
                 };
                 match (entry.get("lvl").and_then(Value::as_str), entry.get("msg")) {
-                    (Some("target"), Some(Value::String(text))) => {
+                    // console lines; "feedback" ones LAVA read while
+                    // it disconnected, after the monitor's end
+                    (Some("target" | "feedback"), Some(Value::String(text))) => {
                         let text = text.trim_end_matches('\r');
                         let _ = writeln!(console_log, "{text}");
                         console(text);

@@ -1,6 +1,8 @@
 //! `lava-jobs` and `lava-run` with a fake lava-run that prints a recorded
 //! console as LAVA's log (one JSON object a line, the console as `target`
-//! lines) and LAVA's job result: the harness judges it as a direct boot.
+//! lines, from the end sentinel's line on as `feedback` ones, as LAVA logs
+//! what it reads while it disconnects) and LAVA's job result: the harness
+//! judges it as a direct boot.
 
 mod common;
 
@@ -14,8 +16,12 @@ use common::{data, After, Fixture, Run};
 fn fake_lava(fx: &Fixture, console: &str, job: &str) {
     let text = fs::read(data(console)).expect("console");
     let mut log = String::new();
+    let mut lvl = "target";
     for line in String::from_utf8_lossy(&text).lines() {
-        let entry = serde_json::json!({"dt": "2026-12-07T06:00:00", "lvl": "target", "msg": line});
+        if line.contains("rust-qemu: end exit=") {
+            lvl = "feedback";
+        }
+        let entry = serde_json::json!({"dt": "2026-12-07T06:00:00", "lvl": lvl, "msg": line});
         log.push_str(&format!("{entry}\n"));
     }
     let mut result = serde_json::json!({"definition": "lava", "case": "job", "result": job});

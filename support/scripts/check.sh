@@ -35,28 +35,28 @@ record() {
 # step_ok=1 if it passed; exit status 77: it could not run here (a skip,
 # whose first line "SKIP ..." says why)
 step() {
-	name=$1
+	step_name=$1
 	shift
-	start=$(date +%s)
+	step_start=$(date +%s)
 	step_ok=0
-	rc=0
-	"$@" >"$logs/$name.log" 2>&1 || rc=$?
-	secs=$(($(date +%s) - start))
-	case $rc in
+	step_rc=0
+	"$@" >"$logs/$step_name.log" 2>&1 || step_rc=$?
+	secs=$(($(date +%s) - step_start))
+	case $step_rc in
 	0)
 		step_ok=1
-		record ok "$name" "$secs"
-		printf 'ok   %s (%ss)\n' "$name" "$secs"
+		record ok "$step_name" "$secs"
+		printf 'ok   %s (%ss)\n' "$step_name" "$secs"
 		;;
 	77)
 		# it could not run here, and says why
-		record SKIP "$name" "$secs"
-		printf 'SKIP %s (%ss): %s\n' "$name" "$secs" "$(grep -m 1 '^SKIP' "$logs/$name.log")"
+		record SKIP "$step_name" "$secs"
+		printf 'SKIP %s (%ss): %s\n' "$step_name" "$secs" "$(grep -m 1 '^SKIP' "$logs/$step_name.log")"
 		;;
 	*)
-		record FAIL "$name" "$secs"
-		printf 'FAIL %s (%ss), last lines of %s:\n' "$name" "$secs" "$logs/$name.log"
-		tail -n 30 "$logs/$name.log" | sed 's/^/     | /'
+		record FAIL "$step_name" "$secs"
+		printf 'FAIL %s (%ss), last lines of %s:\n' "$step_name" "$secs" "$logs/$step_name.log"
+		tail -n 30 "$logs/$step_name.log" | sed 's/^/     | /'
 		;;
 	esac
 }
