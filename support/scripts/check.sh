@@ -172,10 +172,12 @@ savedefconfig_same() {
 	rm -rf "$keep"
 	return "$rc"
 }
-# kallsyms_complete OUT: no symbol of the kernel image is too long for
-# kallsyms (KSYM_NAME_LEN of its source): scripts/kallsyms drops those, and a
-# dropped function has no name in a backtrace. Read from vmlinux (llvm-nm
-# reads every arch's), so a kernel not rebuilt in this run is checked too.
+# kallsyms_complete OUT: no symbol of the kernel image or of a module
+# built in OUT (the kernel's and the packages') is too long for kallsyms
+# (KSYM_NAME_LEN of its source): scripts/kallsyms drops those of vmlinux
+# (a backtrace names its addresses after the symbol before), a module's
+# are cut at lookup. Read with llvm-nm (every arch's), so a kernel not
+# rebuilt in this run is checked too.
 kallsyms_complete() {
 	k=$(echo "$1"/build/linux-*)
 	max=$(sed -n 's/^#define KSYM_NAME_LEN[[:space:]]*\([0-9]*\).*/\1/p' "$k/include/linux/kallsyms.h")
@@ -183,9 +185,18 @@ kallsyms_complete() {
 		echo "no KSYM_NAME_LEN or no vmlinux in $k"
 		return 1
 	fi
-	"llvm-nm-$LLVM_VERSION" "$k/vmlinux" | awk -v max="$max" '
-		length($3) >= max { n++; print "too long for kallsyms (" length($3) " >= " max "): " $3 }
-		END { print n + 0 " symbols of vmlinux too long for kallsyms"; exit n > 0 }'
+	mods=$(find "$1/build" -name '*.ko' -type f | wc -l)
+	[ "$mods" -gt 0 ] || { echo "no module (*.ko) in $1/build"; return 1; }
+	{
+		"llvm-nm-$LLVM_VERSION" "$k/vmlinux" || echo "FAILED llvm-nm"
+		find "$1/build" -name '*.ko' -type f -exec "llvm-nm-$LLVM_VERSION" {} + || echo "FAILED llvm-nm"
+	} | awk -v max="$max" -v mods="$mods" '
+		$1 == "FAILED" { bad = 1 }
+		length($NF) >= max { n++; print "too long for kallsyms (" length($NF) " >= " max "): " $NF }
+		END {
+			print n + 0 " symbols of vmlinux and " mods " modules too long for kallsyms"
+			exit n > 0 || bad
+		}'
 }
 # linux_savedefconfig OUT: the kernel's defconfig, with Rust on
 linux_savedefconfig() {
