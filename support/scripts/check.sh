@@ -320,32 +320,19 @@ rustc_below_minimum() {
 # hook PHASE ARCH OUTPUT DEFCONFIG [TOOLCHAIN]: the steps around one
 # build and boot, called by the harness's loop (rust-qemu-test check
 # --hook): before the build (non-zero: not built), after it (the build
-# lane, while the previous arch boots), after the boot (the boot lane).
-# A toolchain cell has only its build and quick boot, then its prune.
+# lane, while the previous arch boots), after the boot (the boot lane,
+# while the next arch builds). The build lane is the loop's longest, so
+# its steps run after the boot: the Buildroot goals, start-qemu.sh and
+# your kernel tree's edit. A toolchain cell has only its build and quick
+# boot, then its prune.
 hook() {
 	phase=$1 arch=$2 out=$3 d=$4 toolchain=${5:-}
 	case $phase in
 	build) enough_disk "$arch" ;;
-	built)
-		[ -z "$toolchain" ] || return 0
-		# samples/rust/hostprogs: a Rust host program built by Kbuild, run
-		# here (the kernel's build directory: linux-custom, or linux-um-<version>)
-		step "hostprogs-$d" sh -c "output/$d/build/linux-*/samples/rust/hostprogs/single |
-			tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
-		step "legal-info-$d" legal_info "$out"
-		step "savedefconfig-$d" savedefconfig_same "$out" "configs/$d"
-		step "source-$d" make O="$out" source
-		step "kallsyms-$d" kallsyms_complete "$out"
-		# the kernel's own goals on the first defconfig of the linux package
-		if [ ! -e "$logs/first-linux" ] && [ -d "$out/build/linux-custom" ]; then
-			echo "$d" >"$logs/first-linux"
-			step "linux-savedefconfig-$d" linux_savedefconfig "$out"
-			step "linux-menuconfig-$d" linux_menuconfig "$out"
-			step rustc-below-minimum rustc_below_minimum "$out"
-		fi
-		;;
+	built) ;;
 	booted)
 		if [ -z "$toolchain" ]; then
+			goals "$out" "$d"
 			step "start-qemu-poweroff-$d" shell_poweroff "$out"
 			case " $TREE_ARCHES " in
 			*" $arch "*) [ "$(tree_ready)" != 1 ] || step "linux-tree-edit-$arch" tree_edit "$arch" ;;
@@ -358,6 +345,24 @@ hook() {
 		return 2
 		;;
 	esac
+}
+# goals OUT DEFCONFIG: the Buildroot goals the README names on a built output
+goals() {
+	# samples/rust/hostprogs: a Rust host program built by Kbuild, run
+	# here (the kernel's build directory: linux-custom, or linux-um-<version>)
+	step "hostprogs-$2" sh -c "$1/build/linux-*/samples/rust/hostprogs/single |
+		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
+	step "legal-info-$2" legal_info "$1"
+	step "savedefconfig-$2" savedefconfig_same "$1" "configs/$2"
+	step "source-$2" make O="$1" source
+	step "kallsyms-$2" kallsyms_complete "$1"
+	# the kernel's own goals on the first defconfig of the linux package
+	if [ ! -e "$logs/first-linux" ] && [ -d "$1/build/linux-custom" ]; then
+		echo "$2" >"$logs/first-linux"
+		step "linux-savedefconfig-$2" linux_savedefconfig "$1"
+		step "linux-menuconfig-$2" linux_menuconfig "$1"
+		step rustc-below-minimum rustc_below_minimum "$1"
+	fi
 }
 if [ "${1:-}" = --hook ]; then
 	shift
