@@ -1,9 +1,10 @@
 //! The build-and-boot loop: two lanes. The build lane runs each job's
 //! make commands (both cores) one job after the other; the boot lane
 //! (this thread) boots each built image (QEMU's TCG: one core) while the
-//! build lane makes the next one. The build lane runs at most one job
-//! ahead (a build waits for the boot before it), so two outputs at most
-//! are in flight. The hook's steps after a build run beside its boot.
+//! build lane makes the next one. A finished build waits in a queue of
+//! one for the boot lane, so the build lane runs at most two jobs ahead
+//! and three outputs at most are in flight (one booting, one waiting, one
+//! building). The hook's steps after a build run beside its boot.
 //! Rows come back in job order; a failed build is a row with its log's
 //! last lines and does not stop the other jobs.
 
@@ -110,8 +111,9 @@ struct BuildDone {
 /// Runs the jobs; returns their rows in job order.
 pub fn run(jobs: &[Job], setup: &LoopSetup) -> Result<Vec<Row>, HarnessError> {
     fsx::create_dir(&setup.logs)?;
-    // rendezvous: a finished build waits until the boot lane takes it
-    let (tx, rx) = sync_channel::<BuildDone>(0);
+    // a finished build waits in a queue of one for the boot lane, so the
+    // next build starts even when a boot and its hook outlast a build
+    let (tx, rx) = sync_channel::<BuildDone>(1);
     let (hooked_tx, hooked) = channel::<usize>();
     std::thread::scope(|scope| {
         scope.spawn(move || build_lane(jobs, setup, &tx, &hooked_tx));

@@ -10,7 +10,7 @@
 # all passed.
 # PRUNE=1: once a defconfig's checks are done, its build trees go (all but
 # the kernel's .config, which the arch matrix reads), so that the disk
-# holds two builds at most (CI). The cells of the toolchain axis
+# holds three builds at most (CI: one booting, one waiting, one building). The cells of the toolchain axis
 # (support/toolchains/axis.toml) marked check are built and booted in
 # quick mode after the defconfigs; --toolchains (make check-toolchains):
 # every cell, and nothing else.
@@ -287,7 +287,7 @@ enough_disk() {
 	free=$(df -Pk output | awk 'NR == 2 { print int($4 / 1024) }')
 	[ "$free" -ge 3000 ] && return
 	echo "FAIL only $free MB free under output/: a defconfig's build needs about 2500 MB;" \
-		"free some, or run 'make check PRUNE=1' (two builds on disk at most)"
+		"free some, or run 'make check PRUNE=1' (three builds on disk at most)"
 	record FAIL "disk-space-$1" 0
 	return 1
 }
