@@ -135,9 +135,10 @@ const ARCHES: &[(&str, &str, bool, bool)] = &[
 /// lines are indented; a `# SKIP` is left out, not a pass) between its
 /// KTAP header and the end sentinel (docs/test-protocol.md). The end is
 /// the sentinel's whole line: LAVA stops reading at the match, and logs a
-/// console line only once its newline has been read.
+/// console line only once its newline has been read. The console's line
+/// ends are `\r\r\n` there (the kernel's `\r\n`, then the pty's own).
 const MONITOR_START: &str = "rust-tests: KTAP version 1";
-const MONITOR_END: &str = r"rust-qemu: end exit=\d+\r?\n";
+const MONITOR_END: &str = r"rust-qemu: end exit=\d+\r*\n";
 const MONITOR_PATTERN: &str =
     r"rust-tests: (?P<result>not ok|ok(?! \d+ \S+ # SKIP)) \d+ (?P<test_case_id>[^\s#]+)";
 

@@ -4,7 +4,12 @@
 # its device schema, and, as root (Debian 12's lava-run runs as root
 # only), each job's pipeline as a dispatcher builds it (lava-run
 # --validate). Proves the schema can say no: a job with a broken field
-# must be rejected.
+# must be rejected. And each job's monitor, with Python's re as LAVA's
+# pexpect uses it, on console text as LAVA reads it from QEMU's pty
+# (lines end "\r\r\n"): the end matches the sentinel's line only once
+# its newline is there (before, LAVA would stop reading mid-line and
+# lose it), and the pattern takes top-level results, not nested or
+# skipped ones.
 # Usage: lava-validate.sh DIR   (DIR/<arch>/{job.yaml,device.yaml})
 set -eu
 
@@ -35,6 +40,24 @@ PY
 }
 validate keep "$@" "$dir"/*/device.yaml
 echo "lava-validate: $# device files valid"
+"$python" - "$@" <<'PY'
+import re, sys, yaml
+for path in sys.argv[1:]:
+    monitor = yaml.safe_load(open(path))["actions"][2]["test"]["monitors"][0]
+    end, pattern = monitor["end"], monitor["pattern"]
+    sentinel = "[   9.1] rust-tests: # rust-qemu: end exit=0"
+    checks = [
+        (re.search(end, sentinel + "\r\r\n"), "the sentinel's line"),
+        (not re.search(end, sentinel + "\r"), "no end before the newline"),
+        (re.search(pattern, "rust-tests: ok 6 rust_minimal\r\r\n"), "a result"),
+        (not re.search(pattern, "rust-tests:     ok 1 load\r\r\n"), "no nested result"),
+        (not re.search(pattern, "rust-tests: ok 7 rust_x # SKIP only on arm\r\r\n"), "no skip"),
+    ]
+    for ok, what in checks:
+        if not ok:
+            sys.exit(f"lava-validate: {path}: monitor: {what}: end {end!r}, pattern {pattern!r}")
+print(f"lava-validate: the monitors of {len(sys.argv) - 1} jobs read the console as LAVA gets it")
+PY
 if validate break "$1" >/dev/null 2>&1; then
 	echo "lava-validate: a job with a broken timeout passed the schema" >&2
 	exit 1
