@@ -10,7 +10,8 @@
 # all passed.
 # PRUNE=1: once a defconfig's checks are done, its build trees go (all but
 # the kernel's .config, which the arch matrix reads), so that the disk
-# holds three builds at most (CI: one booting, one waiting, one building). The cells of the toolchain axis
+# holds three builds at most (CI: one booting, one waiting, one
+# building). The cells of the toolchain axis
 # (support/toolchains/axis.toml) marked check are built and booted in
 # quick mode after the defconfigs; --toolchains (make check-toolchains):
 # every cell, and nothing else.
