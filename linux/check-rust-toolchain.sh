@@ -43,8 +43,8 @@ if ! rustc_v=$("$RUSTC" --version 2>/dev/null | first_version) || [ -z "$rustc_v
 else
 	version_ge "$rustc_v" "$min_rustc" ||
 		fail "rustc $rustc_v ('$RUSTC') is older than $min_rustc, the minimum of this tree's kernel" \
-			"(Linux 6.12 needs 1.78.0; the series of patches/linux/ needs 1.83 (const_refs_to_static," \
-			"patch 0001) and is tested with $min_rustc and newer: support/versions.env)." "$debian_rust"
+			"(Linux 6.12 needs 1.78.0; the series of patches/linux/ is tested with $min_rustc and" \
+			"newer and declares it: patch 0036, support/versions.env)." "$debian_rust"
 	sysroot=$("$RUSTC" --print sysroot)
 	[ -f "$sysroot/lib/rustlib/src/rust/library/core/src/lib.rs" ] ||
 		fail "rustc $rustc_v ('$RUSTC') has no rust-src (looked in $sysroot/lib/rustlib/src)" \

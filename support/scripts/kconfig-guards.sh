@@ -3,6 +3,8 @@
 # configured with the kernel's own Kconfig in a kernel tree of the series
 # (make linux-tree): its defconfig, the settings added, olddefconfig, then
 # every expected value. Prints one line per case; exit 1 if one failed.
+# First, the series' minimum rustc (its scripts/min-tool-version.sh) must
+# be RUST_MIN_VERSION of support/versions.env, which the build checks.
 # Usage: kconfig-guards.sh TREE
 set -eu
 
@@ -14,8 +16,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
 n=0
+min=$(sh "$tree/scripts/min-tool-version.sh" rustc)
+if [ "$min" = "$RUST_MIN_VERSION" ]; then
+	echo "ok   the series' minimum rustc (scripts/min-tool-version.sh) is RUST_MIN_VERSION $min"
+else
+	echo "FAIL the series' minimum rustc is $min (scripts/min-tool-version.sh), RUST_MIN_VERSION $RUST_MIN_VERSION"
+	failed=1
+fi
+# @RUSTC_BELOW_MIN@: Debian's rustc, saying it is the release before the
+# minimum (1.85.0: 1.84.0)
+below=$(echo "$RUST_MIN_VERSION" | awk -F. '{ print $1 "." $2 - 1 ".0" }')
+printf '#!/bin/sh\n/usr/bin/rustc "$@" | sed "s/^rustc [0-9.]*/rustc %s/"\n' "$below" >"$work/rustc-below"
+chmod +x "$work/rustc-below"
 sed -e '/^#/d' -e '/^ *$/d' -e "s/@LLVM@/$LLVM_VERSION/g" -e "s/@GCC@/$GCC_VERSION/g" \
-	"$top/linux/kconfig-guards" >"$work/cases"
+	-e "s|@RUSTC_BELOW_MIN@|$work/rustc-below|g" "$top/linux/kconfig-guards" >"$work/cases"
 while IFS='|' read -r vars defconfig settings expected; do
 	n=$((n + 1))
 	o=$work/$n
