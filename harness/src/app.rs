@@ -22,7 +22,7 @@ use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
 use crate::plan;
 use crate::printout::{self, TestPrinter};
 use crate::qemu::{self, QemuCommand, Timeouts};
-use crate::report::{self, seconds, ArchResult, HostInfo, ImageFile, KernelToolchain};
+use crate::report::{self, seconds, ArchResult, HostInfo, ImageFile, ImageRelease};
 use crate::session::Session;
 use crate::verdict::{self, InfraFailure, RunEnding, TimeoutLimits, Verdict};
 
@@ -344,9 +344,10 @@ pub(crate) fn run_arch(
         .iter()
         .filter_map(|name| ImageFile::read(&images, name))
         .collect();
-    result.kernel_toolchain = spec
-        .kernel_config(&layout.output)
-        .and_then(|path| KernelToolchain::of_build(&path));
+    if let Some(release) = ImageRelease::read(&spec.target_dir(&layout.output)) {
+        result.kernel_toolchain = Some(release.toolchain());
+        result.image = release.facts();
+    }
     let command = QemuCommand {
         program,
         args: boot.launch_args(
@@ -471,8 +472,8 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     Ok(result.verdict.exit_code())
 }
 
-/// The matrix row of an arch the tree tests: its results, the kernel
-/// `.config` of its build, its toolchain and QEMU machine.
+/// The matrix row of an arch the tree tests: its results, what its image
+/// says of its kernel (configuration and toolchain), its QEMU machine.
 fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow, HarnessError> {
     let path = layout.results.join(&spec.name).join("results.json");
     let result = if path.is_file() {
@@ -480,11 +481,9 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
     } else {
         None
     };
-    let config_path = spec.kernel_config(&layout.output);
-    let config = config_path
-        .as_deref()
-        .and_then(|path| std::fs::read_to_string(path).ok());
-    let tools = config_path.as_deref().and_then(KernelToolchain::of_build);
+    let release = ImageRelease::read(&spec.target_dir(&layout.output));
+    let config = release.as_ref().map(|r| r.text().to_string());
+    let tools = release.as_ref().map(ImageRelease::toolchain);
     // a cell's configuration: the defconfig, then its toolchain's fragment
     let defconfig = std::fs::read_to_string(spec.defconfig_file(tree))
         .ok()
@@ -494,7 +493,7 @@ fn matrix_row(spec: &ArchSpec, tree: &Path, layout: &Layout) -> Result<MatrixRow
         });
     let machine = spec.boot_command(tree).ok();
     Ok(MatrixRow {
-        // The build's own record first: UML's toolchain is not in its defconfig.
+        // The image's own record first: UML's toolchain is not in its defconfig.
         toolchain: config
             .as_deref()
             .zip(tools.as_ref())

@@ -116,22 +116,6 @@ impl ArchSpec {
         output_root.join(self.output_name()).join("target")
     }
 
-    /// The kernel `.config` of the build, if there is one:
-    /// `<output-root>/<output name>/build/linux-*/.config` (Buildroot's
-    /// linux package builds in `linux-custom`, linux-um in `linux-um-<version>`).
-    pub fn kernel_config(&self, output_root: &Path) -> Option<PathBuf> {
-        let build = output_root.join(self.output_name()).join("build");
-        let mut found: Vec<PathBuf> = std::fs::read_dir(build)
-            .ok()?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_name().to_string_lossy().starts_with("linux-"))
-            .map(|e| e.path().join(".config"))
-            .filter(|p| p.is_file())
-            .collect();
-        found.sort();
-        found.into_iter().next()
-    }
-
     /// `<tree>/configs/<defconfig>`.
     pub fn defconfig_file(&self, tree: &Path) -> PathBuf {
         tree.join(CONFIGS_DIR).join(&self.defconfig)
@@ -506,18 +490,10 @@ status = \"not here\"
             table.arches[0].defconfig_file(Path::new("/t")),
             Path::new("/t/configs/a_defconfig")
         );
-        let out = std::env::temp_dir().join(format!("rust-qemu-test-out-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&out);
-        assert_eq!(table.arches[0].kernel_config(&out), None);
-        let um = out.join("a_defconfig/build/linux-um-6.12");
-        std::fs::create_dir_all(&um).expect("mkdir");
-        std::fs::create_dir_all(out.join("a_defconfig/build/linux-tools")).expect("mkdir");
-        std::fs::write(um.join(".config"), "CONFIG_RUST=y\n").expect("write");
         assert_eq!(
-            table.arches[0].kernel_config(&out),
-            Some(um.join(".config"))
+            table.arches[0].target_dir(Path::new("/o")),
+            Path::new("/o/a_defconfig/target")
         );
-        std::fs::remove_dir_all(&out).expect("cleanup");
     }
 
     #[test]

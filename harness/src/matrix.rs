@@ -276,8 +276,8 @@ impl Matrix {
     pub fn markdown(&self) -> String {
         let mut out = String::from(
             "# Rust-for-Linux boot tests by architecture\n\n\
-             Written by `rust-qemu-test matrix` from each arch's `results.json` and the kernel \
-             `.config` of its build.\n\n\
+             Written by `rust-qemu-test matrix` from each arch's `results.json` and what its \
+             image says of its kernel (`/etc/rust-qemu-release`).\n\n\
              | arch | kernel built with Rust | kernel toolchain | QEMU machine | \
              doctests pass/total | samples loaded | sample behaviour pass/total | boot time | \
              skipped here | result |\n\

@@ -1,6 +1,7 @@
 //! Results of one arch (`results.json`), their verdict and exit code, and the
 //! lines printed while running.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -61,14 +62,72 @@ impl ImageFile {
     }
 }
 
-/// The file beside a kernel build's `.config` where the build records the
-/// version of the libclang its bindgen loaded (`linux/rust-kernel.mk`).
-pub const LIBCLANG_RECORD: &str = ".rust-qemu-libclang";
+/// Where an image says what it is, under Buildroot's target directory:
+/// the tree's `post-build.sh` writes it into every image.
+pub const RELEASE_FILE: &str = "etc/rust-qemu-release";
+
+/// An image's own identity, `/etc/rust-qemu-release`: `KEY="value"` lines,
+/// the build's facts (`RUST_QEMU_*`: defconfig, output, kernel source and
+/// release, bindgen's libclang) and the kernel's compilers as its `.config`
+/// recorded them (the same `CONFIG_*` lines). The harness reads "what
+/// ran" from it, never from the build tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageRelease {
+    text: String,
+}
+
+impl ImageRelease {
+    /// The identity of the image whose target directory is `target`, if
+    /// it has one (an image built before `post-build.sh` has none).
+    pub fn read(target: &Path) -> Option<ImageRelease> {
+        let text = std::fs::read_to_string(target.join(RELEASE_FILE)).ok()?;
+        Some(ImageRelease { text })
+    }
+
+    pub fn from_text(text: &str) -> ImageRelease {
+        ImageRelease {
+            text: text.to_string(),
+        }
+    }
+
+    /// The whole file, whose `CONFIG_*` lines read as a kernel `.config`.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The value of `key`, unquoted; `None` if absent or empty.
+    pub fn value(&self, key: &str) -> Option<String> {
+        self.text.lines().find_map(|l| {
+            let v = l.strip_prefix(key)?.strip_prefix('=')?.trim_matches('"');
+            (!v.is_empty()).then(|| v.to_string())
+        })
+    }
+
+    /// The build's facts (`RUST_QEMU_<KEY>`), keyed by `<key>` in lower case.
+    pub fn facts(&self) -> BTreeMap<String, String> {
+        self.text
+            .lines()
+            .filter_map(|l| {
+                let (key, value) = l.strip_prefix("RUST_QEMU_")?.split_once('=')?;
+                let value = value.trim_matches('"');
+                (!value.is_empty()).then(|| (key.to_lowercase(), value.to_string()))
+            })
+            .collect()
+    }
+
+    /// The compilers the kernel was built with.
+    pub fn toolchain(&self) -> KernelToolchain {
+        KernelToolchain {
+            libclang: self.value("RUST_QEMU_LIBCLANG"),
+            ..KernelToolchain::from_config(&self.text)
+        }
+    }
+}
 
 /// The compilers a kernel was built with, as its `.config` records them
 /// (`CONFIG_CC_VERSION_TEXT`, `CONFIG_RUSTC_VERSION_TEXT`,
 /// `CONFIG_BINDGEN_VERSION_TEXT`), and bindgen's libclang as the build
-/// recorded it ([`LIBCLANG_RECORD`]).
+/// recorded it ([`ImageRelease`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelToolchain {
     pub cc: Option<String>,
@@ -79,20 +138,6 @@ pub struct KernelToolchain {
 }
 
 impl KernelToolchain {
-    /// The toolchain of the build whose `.config` is `config`.
-    pub fn of_build(config: &Path) -> Option<KernelToolchain> {
-        let text = std::fs::read_to_string(config).ok()?;
-        let libclang = config
-            .parent()
-            .and_then(|dir| std::fs::read_to_string(dir.join(LIBCLANG_RECORD)).ok())
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty());
-        Some(KernelToolchain {
-            libclang,
-            ..KernelToolchain::from_config(&text)
-        })
-    }
-
     pub fn from_config(config: &str) -> KernelToolchain {
         let value = |key: &str| {
             config.lines().find_map(|l| {
@@ -158,9 +203,13 @@ pub struct ArchResult {
     /// The kernel's release, from its boot line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_release: Option<String>,
-    /// The compilers the kernel was built with, from the build's `.config`.
+    /// The compilers the kernel was built with (the image's [`ImageRelease`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_toolchain: Option<KernelToolchain>,
+    /// What the image says it is: its [`ImageRelease`]'s facts (defconfig,
+    /// output, kernel source and release, libclang).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub image: BTreeMap<String, String>,
     #[serde(default)]
     pub qemu_exit_code: Option<i32>,
     #[serde(default)]
@@ -218,6 +267,7 @@ impl ArchResult {
             images: Vec::new(),
             kernel_release: None,
             kernel_toolchain: None,
+            image: BTreeMap::new(),
             qemu_exit_code: None,
             qemu_stderr: None,
             host: HostInfo::default(),
@@ -518,20 +568,26 @@ mod tests {
     }
 
     #[test]
-    fn kernel_toolchain_of_a_build_has_its_libclang() {
-        let dir = std::env::temp_dir().join(format!("kernel-toolchain-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temporary build");
-        let config = dir.join(".config");
-        std::fs::write(&config, "CONFIG_BINDGEN_VERSION_TEXT=\"bindgen 0.65.1\"\n")
-            .expect("config");
-        let without = KernelToolchain::of_build(&config).expect("a build");
-        std::fs::write(dir.join(LIBCLANG_RECORD), "22.1.8\n").expect("record");
-        let with = KernelToolchain::of_build(&config).expect("a build");
-        std::fs::remove_dir_all(&dir).expect("clean up");
-        assert_eq!(without.libclang, None);
-        assert_eq!(with.bindgen.as_deref(), Some("bindgen 0.65.1"));
-        assert_eq!(with.libclang.as_deref(), Some("22.1.8"));
-        assert!(KernelToolchain::of_build(&dir.join("none")).is_none());
+    fn an_image_says_what_it_is() {
+        let release = ImageRelease::from_text(
+            "RUST_QEMU_DEFCONFIG=\"qemu_x86_64_rust_defconfig\"\n\
+             RUST_QEMU_KERNEL_SOURCE=\"series 60a3\"\n\
+             RUST_QEMU_LIBCLANG=\"22.1.8\"\n\
+             RUST_QEMU_EMPTY=\"\"\n\
+             CONFIG_CC_IS_GCC=y\n\
+             CONFIG_BINDGEN_VERSION_TEXT=\"bindgen 0.65.1\"\n",
+        );
+        let tools = release.toolchain();
+        assert_eq!(tools.bindgen.as_deref(), Some("bindgen 0.65.1"));
+        assert_eq!(tools.libclang.as_deref(), Some("22.1.8"));
+        assert_eq!(tools.rustc, None);
+        let facts = release.facts();
+        assert_eq!(facts.len(), 3, "{facts:?}");
+        assert_eq!(facts["kernel_source"], "series 60a3");
+        assert_eq!(facts["defconfig"], "qemu_x86_64_rust_defconfig");
+        let none = ImageRelease::from_text("CONFIG_RUST=y\n").toolchain();
+        assert_eq!(none.libclang, None);
+        assert!(ImageRelease::read(Path::new("/nonexistent")).is_none());
     }
 
     #[test]

@@ -420,11 +420,14 @@ fn several_arches_add_up_and_write_the_matrix() {
     let fx = Fixture::new("two_arches", &["x86_64", "riscv64"]);
     fx.fake_qemu("qemu-system-x86_64", "all-pass.log", After::Exit);
     fx.fake_qemu("qemu-system-riscv64", "sample-fail.log", After::Exit);
-    let config = fx
-        .output()
-        .join("qemu_x86_64_rust_defconfig/build/linux-custom");
-    std::fs::create_dir_all(&config).expect("build dir");
-    std::fs::write(config.join(".config"), "CONFIG_RUST=y\n").expect(".config");
+    // x86_64's image says what it is (post-build.sh); riscv64's does not
+    let etc = fx.output().join("qemu_x86_64_rust_defconfig/target/etc");
+    std::fs::create_dir_all(&etc).expect("target dir");
+    std::fs::write(
+        etc.join("rust-qemu-release"),
+        "RUST_QEMU_DEFCONFIG=\"qemu_x86_64_rust_defconfig\"\nCONFIG_RUST=y\n",
+    )
+    .expect("release file");
     let run = fx.run(&[
         "--arch",
         "x86_64",
@@ -451,6 +454,15 @@ fn several_arches_add_up_and_write_the_matrix() {
         md.contains("| riscv64 | unknown | LLVM (clang) | virt | 3/3 | 2/2 | 3/4 | "),
         "{md}"
     );
+    // what ran, as the image said it
+    let x86 = fx.read("results/x86_64/results.json");
+    assert!(
+        x86.contains("\"image\": {\n    \"defconfig\": \"qemu_x86_64_rust_defconfig\""),
+        "{x86}"
+    );
+    assert!(!fx
+        .read("results/riscv64/results.json")
+        .contains("\"image\""));
     // Every arch of the table and every other arch of the matrix has a row.
     let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let table = rust_qemu_test::arch_table::ArchTable::load(None, &tree).expect("table");

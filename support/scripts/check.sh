@@ -8,8 +8,8 @@
 # output/logs/steps.tsv by whichever process ran it; the last line counts
 # them with the boot tests: "check: N passed, N failed". Exit 0 only if
 # all passed.
-# PRUNE=1: once a defconfig's checks are done, its build trees go (all but
-# the kernel's .config, which the arch matrix reads), so that the disk
+# PRUNE=1: once a defconfig's checks are done, its build trees go (the
+# images and the target directory stay), so that the disk
 # holds three builds at most (CI: one booting, one waiting, one
 # building). The cells of the toolchain axis
 # (support/toolchains/axis.toml) marked check are built and booted in
@@ -270,17 +270,10 @@ shell_poweroff() {
 	rm -rf "$t"
 	[ "$ok" -eq 1 ]
 }
-# prune OUT: the build trees go, but for the kernel's .config and the
-# build's record of bindgen's libclang (the arch matrix reads both)
+# prune OUT: the build trees go; the images and the target directory stay
+# (the arch matrix reads what the image says it is: etc/rust-qemu-release)
 prune() {
-	keep=$(mktemp -d "$1/pruned.XXXXXX")
-	for k in "$1"/build/linux-*; do
-		[ -f "$k/.config" ] || continue
-		mkdir "$keep/${k##*/}" && cp -p "$k/.config" "$keep/${k##*/}/"
-		[ ! -f "$k/.rust-qemu-libclang" ] || cp -p "$k/.rust-qemu-libclang" "$keep/${k##*/}/"
-	done
 	rm -rf "$1/build" "$1/host" "$1/legal-info"
-	mv "$keep" "$1/build"
 	echo "pruned $1: $(du -sh "$1" | cut -f1) left (PRUNE=1)"
 }
 # enough_disk ARCH: a defconfig's build takes about 2.5 GB (x86_64: 2.2 GB)

@@ -18,7 +18,7 @@ done)
 shellcheck -x $shell_scripts || rc=1
 
 # check-package: the tree's own Buildroot files (-b: br2-external mode)
-git ls-files -- configs package linux toolchain provides board Config.in external.mk external.desc \
+git ls-files -- configs package linux toolchain provides board Config.in external.mk external.desc post-build.sh \
 	patches/linux |
 	xargs /usr/bin/python3 "$br/utils/check-package" -b || rc=1
 
