@@ -109,6 +109,7 @@ struct Shape {
     /// Every test seen, and the current one's name and first action.
     seen: Vec<String>,
     first_action: String,
+    last_action: String,
     /// The line just checked is its test's first.
     first: bool,
 }
@@ -124,7 +125,13 @@ impl Shape {
             }
             self.seen.push(name.to_string());
             self.first_action = action.to_string();
+            self.last_action = action.to_string();
             return Ok(());
+        }
+        let after_expect = self.last_action == "expect";
+        self.last_action = action.to_string();
+        if after_expect && action != "expect" {
+            return Err(format!("expect lines end their test: {name}"));
         }
         let first = self.first_action.as_str();
         if action == "arch" {
@@ -174,7 +181,8 @@ impl Manifest {
 
     /// One line: a check of a test (its `arch` and `cmdline` noted), as
     /// the runner's grammar has it (manifest.c): a test's lines together,
-    /// `arch` only first, `kunit` alone, `config` with `config` only.
+    /// `arch` only first, `kunit` alone, `config` with `config` only,
+    /// `expect` only last.
     fn add_line(&mut self, line: &str, shape: &mut Shape, origin: String) -> Result<(), String> {
         let mut fields = line.split_whitespace();
         let (Some(name), Some(action)) = (fields.next(), fields.next()) else {

@@ -6,6 +6,20 @@
 use crate::console::{classify, ConsoleLine, ProblemKind};
 use crate::ktap::{is_version_line, KtapParser, Status, TestNode};
 
+/// The subtest name prefix of the runner's `expect <text>` check: a kernel
+/// report with `<text>` is the test's outcome, not a problem.
+pub const EXPECT_PREFIX: &str = "expect: ";
+
+/// The texts of a top-level test's passing `expect` checks.
+fn expected_reports(test: &TestNode) -> Vec<String> {
+    test.subtests
+        .iter()
+        .filter(|t| t.status == Status::Pass)
+        .filter_map(|t| t.name.strip_prefix(EXPECT_PREFIX))
+        .map(str::to_string)
+        .collect()
+}
+
 /// Name of the synthetic test that collects kernel problems seen outside any
 /// test (during boot, after the last result, after the sentinel).
 pub const KERNEL_LOG_TEST: &str = "kernel-log";
@@ -64,6 +78,19 @@ struct KernelReport {
 }
 
 impl KernelReport {
+    /// Whether the report is one a test expects (the runner's `expect`
+    /// check): its head has one of the `expected` texts, and so has each
+    /// of its other primary lines (a call trace belongs to its head).
+    fn is_expected(&self, expected: &[String]) -> bool {
+        let listed = |line: &str| expected.iter().any(|e| line.contains(e.as_str()));
+        listed(&self.head)
+            && self
+                .lines
+                .iter()
+                .filter(|l| classify(l, true).is_some_and(ProblemKind::is_primary))
+                .all(|l| listed(l))
+    }
+
     fn describe(&self) -> String {
         let when = match self.window {
             Window::Boot => " during boot".to_string(),
@@ -331,16 +358,23 @@ impl Session {
         }
     }
 
-    /// Fails top-level test `index` for each kernel report seen while it ran.
+    /// Fails top-level test `index` for each kernel report seen while it
+    /// ran, but for those its passing `expect: <text>` checks name.
     fn apply_reports(&mut self, index: usize) {
         let tests = self.parser.top_level_mut();
         let Some(test) = tests.get_mut(index) else {
             return;
         };
+        let expected = expected_reports(test);
         for report in &mut self.reports {
             if report.window == Window::Test(index) && !report.applied {
                 report.applied = true;
-                test.fail(report.describe());
+                if report.is_expected(&expected) {
+                    test.diagnostics
+                        .push(format!("expected {}", report.describe()));
+                } else {
+                    test.fail(report.describe());
+                }
             }
         }
     }
@@ -609,6 +643,58 @@ Starting syslogd: OK
             minimal.errors[0].starts_with("kernel WARNING (console.log line 22): WARNING: CPU: 1")
         );
         assert_eq!(minimal.counts().failed, 1);
+    }
+
+    /// A console where rust_minimal's test expects the atomic-sleep report
+    /// (`expect` passed: `ok_expect`), with `extra` lines after that report.
+    fn expecting_console(ok_expect: bool, extra: &str) -> String {
+        let result = if ok_expect { "ok" } else { "not ok" };
+        GOOD.replace("rust-tests:     1..2\n", "rust-tests:     1..3\n")
+            .replace(
+                "[    2.300000] rust_minimal: My numbers are [72, 108, 200]\n",
+                &format!(
+                    "[    2.300000] BUG: sleeping function called from invalid context at mm/slub.c:4126\n\
+                     [    2.300001] in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 80\n\
+                     [    2.300002] Call Trace:\n\
+                     [    2.300003]  <TASK>\n{extra}"
+                ),
+            )
+            .replace(
+                "[    2.300100] rust-tests:     ok 2 unload\n",
+                &format!(
+                    "[    2.300100] rust-tests:     ok 2 unload\n\
+                     [    2.300101] rust-tests:     {result} 3 expect: BUG: sleeping function called\n"
+                ),
+            )
+    }
+
+    #[test]
+    fn an_expected_report_is_no_failure() {
+        let (_, outcome) = run(&expecting_console(true, ""));
+        let minimal = &outcome.tests[1];
+        assert_eq!(minimal.status, Status::Pass, "{:?}", minimal.errors);
+        assert!(
+            minimal.diagnostics.iter().any(|d| d
+                .starts_with("expected kernel BUG (console.log line 21): BUG: sleeping function")),
+            "{:?}",
+            minimal.diagnostics
+        );
+        // not without its passing expect check
+        let (_, outcome) = run(&expecting_console(false, ""));
+        let minimal = &outcome.tests[1];
+        assert!(
+            minimal
+                .errors
+                .iter()
+                .any(|e| e.starts_with("kernel BUG (console.log line 21)")),
+            "{:?}",
+            minimal.errors
+        );
+        // nor another report that joins it
+        let warning = "[    2.300004] WARNING: CPU: 1 PID: 80 at lib/foo.c:1 bar+0x1/0x2\n";
+        let (_, outcome) = run(&expecting_console(true, warning));
+        assert_eq!(outcome.tests[1].status, Status::Fail);
+        assert_eq!(outcome.tests[1].errors.len(), 1);
     }
 
     #[test]

@@ -123,10 +123,30 @@ const char *kmsg_problem_kind(const char *message)
 	return NULL;
 }
 
-const char *kmsg_find_problem(const struct kmsg_log *log)
+const char *kmsg_find_report(const struct kmsg_log *log, const char *text)
 {
 	for (size_t i = 0; i < log->count; i++)
-		if (kmsg_problem_kind(log->lines[i]))
+		if (kmsg_problem_kind(log->lines[i]) && strstr(log->lines[i], text))
 			return log->lines[i];
+	return NULL;
+}
+
+const char *kmsg_find_problem(const struct kmsg_log *log, const char *const *expected, size_t n,
+			      bool *excused)
+{
+	*excused = false;
+	for (size_t i = 0; i < log->count; i++) {
+		const char *kind = kmsg_problem_kind(log->lines[i]);
+		bool listed = false;
+
+		if (!kind)
+			continue;
+		for (size_t e = 0; e < n && !listed; e++)
+			listed = strstr(log->lines[i], expected[e]) != NULL;
+		if (listed)
+			*excused = true;
+		else if (!*excused || strcmp(kind, "call-trace") != 0)
+			return log->lines[i];
+	}
 	return NULL;
 }

@@ -23,8 +23,15 @@ void kmsg_free(struct kmsg_log *log);
 const char *kmsg_find(const struct kmsg_log *log, const char *text);
 /* The kind of kernel problem ("warning", "bug", ...: kernel-problems) a message reports, or NULL. */
 const char *kmsg_problem_kind(const char *message);
-/* The first message that reports a kernel problem, or NULL. */
-const char *kmsg_find_problem(const struct kmsg_log *log);
+/* The first message that reports a kernel problem and contains text, or NULL. */
+const char *kmsg_find_report(const struct kmsg_log *log, const char *text);
+/*
+ * The first message that reports a kernel problem, but for the expected
+ * ones: a message that contains one of the n texts of expected, and a call
+ * trace after such a message. *excused: whether one was left out. NULL if none.
+ */
+const char *kmsg_find_problem(const struct kmsg_log *log, const char *const *expected, size_t n,
+			      bool *excused);
 /* Parse one /dev/kmsg record into its message (\\xNN escapes decoded); false if malformed. */
 bool kmsg_parse_record(const char *record, char *message, size_t size);
 

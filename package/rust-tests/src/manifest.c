@@ -14,7 +14,7 @@ static const char *const names[] = {
 	[ACTION_UNLOAD] = "unload", [ACTION_CYCLE] = "cycle", [ACTION_DMESG] = "dmesg",
 	[ACTION_BOOTLOG] = "bootlog", [ACTION_EXISTS] = "exists", [ACTION_ABSENT] = "absent",
 	[ACTION_READ] = "read", [ACTION_RUN] = "run", [ACTION_CHECK] = "check",
-	[ACTION_CMDLINE] = "cmdline", [ACTION_ARCH] = "arch",
+	[ACTION_CMDLINE] = "cmdline", [ACTION_ARCH] = "arch", [ACTION_EXPECT] = "expect",
 };
 
 const char *action_name(enum action a)
@@ -183,6 +183,8 @@ static const char *group_error(const struct manifest *m, size_t start, size_t en
 			return "kunit must be alone in its test";
 		if ((first == ACTION_CONFIG) != (a == ACTION_CONFIG))
 			return "config lines form a test of their own";
+		if (m->checks[*at - 1].action == ACTION_EXPECT && a != ACTION_EXPECT)
+			return "expect lines end their test";
 	}
 	return NULL;
 }

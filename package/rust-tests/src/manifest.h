@@ -25,6 +25,10 @@ enum action {
 	ACTION_ARCH,	/* arch M[=V][,M[=V]...] (first in its test): only on those `uname -m` ("um" under
 			 * UML), else SKIP; "{}" in the test's later arguments is this machine's V;
 			 * arch !M[,M...]: on every machine but those */
+	ACTION_EXPECT,	/* expect TEXT (last in its test): a kernel problem report since the test
+			 * began contains TEXT. That report (its line, then its call trace) is the
+			 * test's outcome, not a problem: "kernel clean" and the harness, which reads
+			 * this line's result, leave it out, with the W taint it adds */
 };
 
 struct check {
@@ -44,7 +48,8 @@ struct manifest {
  * lines name ("include" at the start of the line; relative to its own
  * directory; name order; a missing one is empty), then check the shape of
  * its tests: a test's lines are consecutive, "arch" only first in its test,
- * "kunit" alone in its test, "config" only with "config". Prints the
+ * "kunit" alone in its test, "config" only with "config", "expect" only
+ * after its test's other lines. Prints the
  * offending line and returns -1 on error. The one grammar of the manifest:
  * the harness's reader must agree with it on testdata/conformance/.
  */

@@ -7,7 +7,8 @@
  * prints KTAP results. For a test that loads a module (or runs a behaviour
  * check, which may load one itself), a final subtest checks that the kernel
  * stayed clean: no new WARN/BUG/Oops/lockdep report in the
- * kernel log, taint unchanged. See docs/test-protocol.md.
+ * kernel log, taint unchanged, but for the report its "expect" lines
+ * name. See docs/test-protocol.md.
  */
 #include "checks.h"
 #include "kmsg.h"
@@ -144,6 +145,8 @@ static int run_shell(const char *command, char *out, size_t size)
 
 /* "O": an out-of-tree module was loaded (package/rust-module-example): not a problem */
 #define TAINT_OOT_MODULE (1UL << 12)
+/* "W": a warning was issued (an expected report's, "expect") */
+#define TAINT_WARN (1UL << 9)
 
 /* The kernel's taint flags, but TAINT_OOT_MODULE. */
 static unsigned long taint(void)
@@ -285,6 +288,17 @@ static void act_dmesg(struct group *g, const struct check *c, struct outcome *o)
 	log_check(c, &g->log, "no such line since the test started", o);
 }
 
+static void act_expect(struct group *g, const struct check *c, struct outcome *o)
+{
+	char expected[600];
+
+	o->ok = kmsg_find_report(&g->log, c->arg) != NULL;
+	if (!o->ok) {
+		snprintf(expected, sizeof(expected), "a kernel problem report containing '%s'", c->arg);
+		fail(o, expected, "none since the test started");
+	}
+}
+
 static void act_bootlog(struct group *g, const struct check *c, struct outcome *o)
 {
 	struct kmsg_log boot = { 0 };
@@ -378,6 +392,7 @@ static void (*const actions[])(struct group *, const struct check *, struct outc
 	[ACTION_ABSENT] = act_path,	[ACTION_READ] = act_read,
 	[ACTION_RUN] = act_run,		[ACTION_ARCH] = act_arch,
 	[ACTION_CHECK] = act_check,	[ACTION_CMDLINE] = act_cmdline,
+	[ACTION_EXPECT] = act_expect,
 };
 
 /* One line of a module group: runs it, reports its result, true if ok. */
@@ -429,17 +444,25 @@ static bool run_module_group(struct group *g, int number)
 	if (g->loaded)	/* leave nothing loaded behind */
 		module_unload(g->module);
 	if (loads) {
-		unsigned long taint_after = taint();
+		unsigned long taint_after = taint(), same;
+		const char *expected[16];
+		size_t n_expected = 0;
 		char seen[700];
 		struct outcome clean;
+		bool excused;
 
+		for (size_t i = 0; i < g->count && n_expected < 16; i++)
+			if (g->checks[i].action == ACTION_EXPECT)
+				expected[n_expected++] = g->checks[i].arg;
 		kmsg_read_new(g->kmsg_fd, &g->log);
-		problem = kmsg_find_problem(&g->log);
+		problem = kmsg_find_problem(&g->log, expected, n_expected, &excused);
+		same = excused ? ~TAINT_WARN : ~0UL;
 		if (problem)
 			snprintf(seen, sizeof(seen), "%s", problem);
 		else
 			snprintf(seen, sizeof(seen), "taint %lu -> %lu", taint_before, taint_after);
-		clean = result(!problem && taint_after == taint_before, "no kernel problem reported", seen);
+		clean = result(!problem && (taint_after & same) == (taint_before & same),
+			       "no kernel problem reported", seen);
 		ok &= report(1, ++n, "kernel clean (no new WARN/BUG/Oops/lockdep, taint unchanged)", &clean);
 	}
 	total = result(ok, NULL, NULL);

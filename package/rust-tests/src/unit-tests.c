@@ -78,6 +78,9 @@ static void test_manifest_groups(void)
 	EXPECT(manifest_group_end(&m, 0) == 2);
 	EXPECT(manifest_group_end(&m, 2) == 3);
 	EXPECT(manifest_group_end(&m, 3) == 4);
+	EXPECT(manifest_parse_line("a expect BUG: x", &checks[0]) == 0 &&
+	       checks[0].action == ACTION_EXPECT && strcmp(check_name(&checks[0]), "expect: BUG: x") == 0);
+	EXPECT(manifest_parse_line("a expect", &checks[0]) == -1);
 }
 
 static void test_kmsg(void)
@@ -86,6 +89,7 @@ static void test_kmsg(void)
 				   "------------[ cut here ]------------",
 				   "WARNING: CPU: 0 PID: 1 at lib/foo.c:1 bar+0x1/0x2" };
 	struct kmsg_log log = { lines, 2, 2 };
+	bool excused;
 
 	EXPECT(kmsg_parse_record("6,1234,5678,-;hello world\n SUBSYSTEM=x\n", msg, sizeof(msg)));
 	EXPECT(strcmp(msg, "hello world") == 0);
@@ -94,9 +98,11 @@ static void test_kmsg(void)
 	EXPECT(strcmp(msg, "m:   my_str:     \xf0\x9f\xa6\x80mod \\x41") == 0);
 	EXPECT(kmsg_find(&log, "minimal sample (init)") == lines[0]);
 	EXPECT(kmsg_find(&log, "(exit)") == NULL);
-	EXPECT(kmsg_find_problem(&log) == NULL);
+	EXPECT(kmsg_find_problem(&log, NULL, 0, &excused) == NULL && !excused);
 	log.count = 3;
-	EXPECT(kmsg_find_problem(&log) == lines[2]);
+	EXPECT(kmsg_find_problem(&log, NULL, 0, &excused) == lines[2] && !excused);
+	EXPECT(kmsg_find_report(&log, "lib/foo.c") == lines[2]);
+	EXPECT(kmsg_find_report(&log, "minimal sample") == NULL);
 	EXPECT(strcmp(kmsg_problem_kind(lines[2]), "warning") == 0);
 	EXPECT(strcmp(kmsg_problem_kind("WARNING: possible circular locking dependency detected"),
 		      "lockdep") == 0);
@@ -106,6 +112,29 @@ static void test_kmsg(void)
 	EXPECT(kmsg_problem_kind("Run /sbin/init as init process") == NULL);
 	EXPECT(strcmp(kmsg_problem_kind("kmemleak: 1 new suspected memory leaks (see "
 					"/sys/kernel/debug/kmemleak)"), "leak") == 0);
+}
+
+/* An expected report (expect): its line and the call trace after it only */
+static void test_kmsg_expected(void)
+{
+	char *lines[] = { "BUG: sleeping function called from invalid context at mm/slub.c:4126",
+			  "in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 90, name: modprobe",
+			  "Call Trace:",
+			  "WARNING: CPU: 0 PID: 90 at lib/foo.c:1 bar+0x1/0x2",
+			  "Call Trace:" };
+	const char *expected[] = { "BUG: sleeping function called from invalid context" };
+	const char *other[] = { "BUG: scheduling while atomic" };
+	struct kmsg_log log = { lines, 3, 3 };
+	bool excused;
+
+	EXPECT(kmsg_find_problem(&log, expected, 1, &excused) == NULL && excused);
+	EXPECT(kmsg_find_problem(&log, other, 1, &excused) == lines[0] && !excused);
+	EXPECT(kmsg_find_problem(&log, NULL, 0, &excused) == lines[0]);
+	log.count = 5;	/* another report after it is a problem, with its trace */
+	EXPECT(kmsg_find_problem(&log, expected, 1, &excused) == lines[3] && excused);
+	log.lines = lines + 2;	/* a trace before any expected report is one too */
+	log.count = 1;
+	EXPECT(kmsg_find_problem(&log, expected, 1, &excused) == lines[2] && !excused);
 }
 
 static void test_params_decode(void)
@@ -250,6 +279,7 @@ int main(void)
 	test_conformance();
 	test_manifest_arguments();
 	test_kmsg();
+	test_kmsg_expected();
 	test_params_decode();
 	/* the shipped manifest parses */
 	EXPECT(manifest_load("manifest", &m) == 0 && m.count > 10);
