@@ -306,9 +306,9 @@ fn record_run(
         exit_code: run.exit_code,
         stderr_tail: verdict::stderr_tail(&run.stderr),
     };
-    if let Some(failure) =
-        verdict::infra_failure(&run.outcome, Some(&ending), manifest, spec.machine())
-    {
+    // the machine the image says it is (post-build.sh), else the arch's name
+    let machine = result.image.get("machine").unwrap_or(&spec.name).clone();
+    if let Some(failure) = verdict::infra_failure(&run.outcome, Some(&ending), manifest, &machine) {
         result.set_infra(failure);
     }
     result.tests = run.outcome.tests;
@@ -448,7 +448,7 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     result.durations_from = Some("guest printk timestamps".to_string());
     result.runner_exit = outcome.runner_exit;
     result.kernel_release = outcome.kernel_release.clone();
-    let machine = spec.map_or(arch.as_str(), ArchSpec::machine);
+    let machine = args.machine.as_deref().unwrap_or(arch.as_str());
     if let Some(failure) = verdict::infra_failure(&outcome, None, manifest, machine) {
         result.set_infra(failure);
     }

@@ -1,8 +1,8 @@
 //! The per-architecture table: the arches the harness boots, each from its
 //! board folder's `arch.toml` (`board/qemu/<arch>/arch.toml`, beside the
-//! readme whose QEMU command [`crate::board`] reads), and the other rows of
-//! the arch matrix (`harness/arches.toml`, which also says what each field
-//! is).
+//! readme whose QEMU command [`crate::board`] reads; the fields:
+//! [`ArchSpec`]), the cells of the toolchain axis ([`crate::axis`]) and
+//! each arch's LAVA runs.
 
 use std::path::{Path, PathBuf};
 
@@ -10,9 +10,6 @@ use serde::Deserialize;
 
 use crate::board::{board_files, BootCommand, BOARD_DIR};
 use crate::error::HarnessError;
-
-/// The other rows of the arch matrix, built into the binary.
-pub const BUILTIN_TABLE: &str = include_str!("../arches.toml");
 
 /// Words the harness appends to the kernel command line. Expedited RCU
 /// grace periods: every module unload waits for several (more with
@@ -48,37 +45,27 @@ pub fn qemu_hint(program: &str, packages: &[String]) -> String {
 /// The defconfigs, relative to the tree.
 pub const CONFIGS_DIR: &str = "configs";
 
-/// Timeouts of an arch that has a defconfig and no `[[arch]]` entry.
-pub const DEFAULT_BOOT_TIMEOUT_S: f64 = 240.0;
-pub const DEFAULT_TEST_TIMEOUT_S: f64 = 300.0;
-
-/// The arch a defconfig's name gives: `qemu_<uname -m>_rust_defconfig`,
-/// or `um_<host>_rust_defconfig` for User-Mode Linux ("um").
-pub fn arch_of_defconfig(defconfig: &str) -> Option<&str> {
-    let stem = defconfig.strip_suffix("_rust_defconfig")?;
-    match stem.split_once('_')? {
-        ("qemu", arch) if !arch.is_empty() => Some(arch),
-        ("um", host) if !host.is_empty() => Some("um"),
-        _ => None,
-    }
-}
-
-/// One architecture the harness boots.
+/// One architecture the harness boots: an `[[arch]]` entry of its board
+/// folder's `arch.toml` (one file may hold two kernels of one machine:
+/// `board/qemu/x86_64/`). Every defconfig of `configs/` has one (a unit
+/// test checks it). The guest's machine (`uname -m`), which the manifest's
+/// `arch` lines name, is the build's: `BR2_PACKAGE_RUST_TESTS_MACHINE`,
+/// recorded in the image ([`ArchSpec::guest_machine`]).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArchSpec {
+    /// For `--arch`, `output/tests/<name>/`.
     pub name: String,
-    /// The guest's `uname -m` ("um" under UML), which the manifest's `arch`
-    /// lines name (default: `name`). Two entries share it when one machine
-    /// has two kernels, e.g. a memory-checking one.
-    #[serde(default)]
-    pub machine: Option<String>,
     /// Its row in the arch matrix (default: `name`).
     #[serde(default)]
     pub matrix_name: Option<String>,
+    /// The Buildroot defconfig (`configs/`) that builds its images.
     pub defconfig: String,
+    /// QEMU start -> first `KTAP version 1`, in seconds (x `--timeout-multiplier`).
     pub boot_timeout_s: f64,
+    /// First `KTAP version 1` -> end sentinel, in seconds (x `--timeout-multiplier`).
     pub test_timeout_s: f64,
+    /// Substrings of kernel lines that are not problems there.
     #[serde(default)]
     pub kernel_log_ignore: Vec<String>,
     /// A cell of the toolchain axis ([`crate::axis`]): the toolchain whose
@@ -130,9 +117,13 @@ impl ArchSpec {
         self.matrix_name.as_deref().unwrap_or(&self.name)
     }
 
-    /// The guest machine the manifest's `arch` lines name.
-    pub fn machine(&self) -> &str {
-        self.machine.as_deref().unwrap_or(&self.name)
+    /// The guest machine the manifest's `arch` lines name, as its image
+    /// records it (`RUST_QEMU_MACHINE` of `/etc/rust-qemu-release`, from
+    /// `BR2_PACKAGE_RUST_TESTS_MACHINE`); without an image, its name.
+    pub fn guest_machine(&self, output_root: &Path) -> String {
+        crate::report::ImageRelease::read(&self.target_dir(output_root))
+            .and_then(|r| r.value("RUST_QEMU_MACHINE"))
+            .unwrap_or_else(|| self.name.clone())
     }
 
     /// What the harness appends to the readme's kernel command line, then
@@ -178,15 +169,13 @@ pub struct OtherArch {
 struct TableFile {
     #[serde(default)]
     arch: Vec<ArchSpec>,
-    #[serde(default)]
-    other: Vec<OtherArch>,
 }
 
 /// All architectures, in table order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchTable {
     pub arches: Vec<ArchSpec>,
-    /// The other rows of the arch matrix.
+    /// The other rows of the arch matrix: the cells that cannot exist.
     pub others: Vec<OtherArch>,
     /// The cells of the toolchain axis ([`crate::axis`]).
     pub cells: Vec<Cell>,
@@ -227,71 +216,27 @@ impl ArchTable {
         }
         Ok(ArchTable {
             arches: file.arch,
-            others: file.other,
+            others: Vec::new(),
             cells: Vec::new(),
             labs: Vec::new(),
         })
     }
 
-    /// Adds an arch with the default settings for every defconfig of
-    /// `<tree>/configs` whose name gives one (see [`arch_of_defconfig`])
-    /// and that no entry has, in file name order: a new arch needs no
-    /// entry unless it overrides them.
-    pub fn with_defconfigs_of(mut self, tree: &Path) -> ArchTable {
-        let Ok(entries) = std::fs::read_dir(tree.join(CONFIGS_DIR)) else {
-            return self;
-        };
-        let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        for defconfig in names {
-            let Some(arch) = arch_of_defconfig(&defconfig) else {
-                continue;
-            };
-            if self
-                .arches
-                .iter()
-                .any(|a| a.defconfig == defconfig || a.name == arch)
-            {
-                continue;
-            }
-            self.arches.push(ArchSpec {
-                name: arch.to_string(),
-                machine: None,
-                matrix_name: None,
-                boot_timeout_s: DEFAULT_BOOT_TIMEOUT_S,
-                test_timeout_s: DEFAULT_TEST_TIMEOUT_S,
-                kernel_log_ignore: Vec::new(),
-                toolchain: None,
-                defconfig,
-            });
-        }
-        self
-    }
-
-    /// The table built into the binary: the matrix's other rows.
-    pub fn builtin() -> Result<ArchTable, HarnessError> {
-        ArchTable::parse(BUILTIN_TABLE, "built-in arches.toml")
-    }
-
-    /// The table of `tree`: `path`'s entries (or the built-in rows), then
-    /// each board folder's `arch.toml`, then an arch with defaults for a
-    /// defconfig that none has.
+    /// The table of `tree`: `path`'s entries (`--arches`), then each board
+    /// folder's `arch.toml`, then the toolchain axis and the LAVA runs.
     pub fn load(path: Option<&Path>, tree: &Path) -> Result<ArchTable, HarnessError> {
         let table = match path {
-            None => ArchTable::builtin()?,
+            None => ArchTable::parse("", "no table")?,
             Some(path) => {
                 let text = crate::fsx::read_to_string(path)?;
                 ArchTable::parse(&text, &path.display().to_string())?
             }
         };
-        let table = table.with_boards_of(tree)?.with_defconfigs_of(tree);
+        let table = table.with_boards_of(tree)?;
         if table.arches.is_empty() {
             return Err(HarnessError::ArchTable {
                 origin: tree.join(BOARD_DIR).display().to_string(),
-                message: "no arch: no */arch.toml with an [[arch]] entry, no defconfig".into(),
+                message: "no arch: no */arch.toml with an [[arch]] entry".into(),
             });
         }
         let mut table = table.with_axis_of(tree)?;
@@ -300,7 +245,6 @@ impl ArchTable {
             .iter()
             .map(|a| ArchSpec {
                 name: format!("{}{LAVA_SUFFIX}", a.name),
-                machine: Some(a.machine().to_string()),
                 matrix_name: Some(a.matrix_name().to_string()),
                 ..a.clone()
             })
@@ -473,10 +417,6 @@ matrix_name = \"b (bee)\"
 defconfig = \"b_defconfig\"
 boot_timeout_s = 1
 test_timeout_s = 1
-
-[[other]]
-matrix_name = \"c\"
-status = \"not here\"
 ";
 
     #[test]
@@ -485,7 +425,6 @@ status = \"not here\"
         assert_eq!(table.names(), ["a", "b"]);
         assert_eq!(table.arches[0].matrix_name(), "a");
         assert_eq!(table.arches[1].matrix_name(), "b (bee)");
-        assert_eq!(table.others[0].status, "not here");
         assert_eq!(
             table.arches[0].defconfig_file(Path::new("/t")),
             Path::new("/t/configs/a_defconfig")
@@ -497,43 +436,23 @@ status = \"not here\"
     }
 
     #[test]
-    fn arches_from_defconfig_names() {
-        for (defconfig, arch) in [
-            ("qemu_aarch64_rust_defconfig", Some("aarch64")),
-            ("qemu_x86_64_rust_defconfig", Some("x86_64")),
-            ("um_x86_64_rust_defconfig", Some("um")),
-            ("qemu_rust_defconfig", None),
-            ("qemu__rust_defconfig", None),
-            ("qemu_x86_64_defconfig", None),
-            ("pc_x86_64_rust_defconfig", None),
-        ] {
-            assert_eq!(arch_of_defconfig(defconfig), arch, "{defconfig}");
-        }
-    }
-
-    #[test]
-    fn a_defconfig_without_an_entry_is_an_arch_with_defaults() {
-        let tree = std::env::temp_dir().join(format!("rust-qemu-test-cfgs-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tree);
-        std::fs::create_dir_all(tree.join(CONFIGS_DIR)).expect("mkdir");
-        for name in [
-            "a_defconfig",
-            "qemu_newarch_rust_defconfig",
-            "qemu_a_rust_defconfig",
-            "README",
-        ] {
-            std::fs::write(tree.join(CONFIGS_DIR).join(name), "").expect("write");
-        }
-        let table = ArchTable::parse(TABLE, "test")
-            .expect("parses")
-            .with_defconfigs_of(&tree);
-        // "a" has its entry (a_defconfig); qemu_a_rust_defconfig names it too
-        assert_eq!(table.names(), ["a", "b", "newarch"]);
-        let new = table.get("newarch").expect("discovered");
-        assert_eq!(new.defconfig, "qemu_newarch_rust_defconfig");
-        assert_eq!(new.boot_timeout_s, DEFAULT_BOOT_TIMEOUT_S);
-        assert_eq!(new.matrix_name(), "newarch");
-        std::fs::remove_dir_all(&tree).expect("cleanup");
+    fn the_guest_machine_is_the_images() {
+        let table = ArchTable::parse(TABLE, "test").expect("parses");
+        let out = std::env::temp_dir().join(format!("rust-qemu-test-mach-{}", std::process::id()));
+        let etc = out.join("b_defconfig/target/etc");
+        std::fs::create_dir_all(&etc).expect("mkdir");
+        std::fs::write(
+            etc.join("rust-qemu-release"),
+            "RUST_QEMU_MACHINE=\"armv7l\"\n",
+        )
+        .expect("write");
+        assert_eq!(table.arches[1].guest_machine(&out), "armv7l");
+        assert_eq!(
+            table.arches[0].guest_machine(&out),
+            "a",
+            "no image: its name"
+        );
+        std::fs::remove_dir_all(&out).expect("cleanup");
     }
 
     #[test]
@@ -547,12 +466,19 @@ status = \"not here\"
 
     #[test]
     fn the_tree_defconfigs_all_have_entries() {
-        // Every defconfig of this tree has its entry in its board's arch.toml.
-        let boards = ArchTable::builtin()
-            .and_then(|t| t.with_boards_of(&tree()))
-            .expect("boards");
-        assert_eq!(boards.arches.len(), builtin().arches.len());
-        assert!(boards.names().contains(&"x86_64-kasan"));
+        // Every defconfig of this tree is an arch of its board's arch.toml.
+        let table = builtin();
+        let configs = std::fs::read_dir(tree().join(CONFIGS_DIR)).expect("configs/");
+        for name in configs.filter_map(Result::ok).map(|e| e.file_name()) {
+            let name = name.to_string_lossy();
+            if name.ends_with("_defconfig") {
+                assert!(
+                    table.arches.iter().any(|a| a.defconfig == name),
+                    "{name}: no [[arch]] entry in board/qemu/*/arch.toml"
+                );
+            }
+        }
+        assert!(table.names().contains(&"x86_64-kasan"));
     }
 
     #[test]

@@ -98,12 +98,11 @@ impl ArchTable {
     }
 }
 
-/// The arch `arch` built with `toolchain`: its machine, defconfig and
+/// The arch `arch` built with `toolchain`: its defconfig and
 /// timeouts, its own name and output.
 fn cell_spec(arch: &ArchSpec, toolchain: &str) -> ArchSpec {
     ArchSpec {
         name: cell_name(&arch.name, toolchain),
-        machine: Some(arch.machine().to_string()),
         matrix_name: Some(cell_name(arch.matrix_name(), toolchain)),
         toolchain: Some(toolchain.to_string()),
         ..arch.clone()
@@ -133,7 +132,6 @@ mod tests {
                 .get(arch.expect("<arch>+<toolchain>"))
                 .expect("its arch");
             assert_eq!(cell.spec.defconfig, arch.defconfig);
-            assert_eq!(cell.spec.machine(), arch.machine());
             assert_eq!(
                 cell.spec.output_name(),
                 format!("{}+{toolchain}", arch.defconfig)

@@ -13,7 +13,8 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "rust-qemu-test", version)]
 pub struct Cli {
-    /// Per-arch table to use instead of the built-in harness/arches.toml.
+    /// A table of [[arch]] entries read before the board folders' arch.toml
+    /// (an entry of it wins).
     #[arg(long, global = true, value_name = "FILE")]
     pub arches: Option<PathBuf>,
     /// The BR2_EXTERNAL tree (board readmes, runner manifest, defconfigs)
@@ -238,6 +239,10 @@ pub struct ParseArgs {
     /// Also write <DIR>/<arch>/{results.json,junit.xml,console.log}
     #[arg(long, value_name = "DIR")]
     pub results_dir: Option<PathBuf>,
+    /// The guest's `uname -m`, which the manifest's `arch` lines name (an
+    /// image records its own: /etc/rust-qemu-release) [default: the arch]
+    #[arg(long, value_name = "MACHINE")]
+    pub machine: Option<String>,
 }
 
 fn parse_multiplier(text: &str) -> Result<f64, String> {

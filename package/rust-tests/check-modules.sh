@@ -12,7 +12,11 @@ set -eu
 target=$1
 list=$2
 machine=$3
-[ -n "$machine" ] || { echo "rust-tests: no machine: this defconfig has no entry in a board/qemu/*/arch.toml" >&2; exit 1; }
+[ -n "$machine" ] || {
+	echo "rust-tests: no machine: BR2_PACKAGE_RUST_TESTS_MACHINE is empty (a configuration made before" \
+		"the option existed: make olddefconfig, or make <defconfig> again)" >&2
+	exit 1
+}
 manifest=$target/usr/share/rust-tests/manifest
 modules=$("$list" "$manifest" "$machine" | sed -n 's/^module //p' | sort -u) ||
 	{ echo "rust-tests: $manifest is not a valid manifest (above)" >&2; exit 1; }

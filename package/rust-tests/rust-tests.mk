@@ -33,22 +33,12 @@ define RUST_TESTS_INSTALL_TARGET_CMDS
 	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) DESTDIR=$(TARGET_DIR) $(RUST_TESTS_MAKE_OPTS) install
 endef
 
-# The guest's `uname -m`, which the manifest's arch lines name: the
-# machine (default: name) of this defconfig's entry in the arch.toml of its
-# board folder (the harness's data)
-RUST_TESTS_MACHINE = $(shell awk -v d='"$(notdir $(call qstrip,$(BR2_DEFCONFIG)))"' \
-	'/^\[\[/ { if (hit) exit; name = machine = "" } \
-	$$1 == "name" { name = $$3 } $$1 == "machine" { machine = $$3 } \
-	$$1 == "defconfig" && $$3 == d { hit = 1 } \
-	END { if (hit) { gsub(/"/, "", name); gsub(/"/, "", machine); print machine ? machine : name } }' \
-	/dev/null $(wildcard $(BR2_EXTERNAL_RUST_QEMU_PATH)/board/qemu/*/arch.toml))
-
 # Once every package has installed: the modules the boot tests load on
-# this machine (this manifest and the drop-ins of other packages) are in
-# the target.
+# this machine (BR2_PACKAGE_RUST_TESTS_MACHINE; this manifest and the
+# drop-ins of other packages) are in the target.
 define RUST_TESTS_CHECK_MODULES
 	$(RUST_TESTS_PKGDIR)/check-modules.sh $(TARGET_DIR) $(RUST_TESTS_DIR)/manifest-list \
-		"$(RUST_TESTS_MACHINE)"
+		"$(call qstrip,$(BR2_PACKAGE_RUST_TESTS_MACHINE))"
 endef
 RUST_TESTS_TARGET_FINALIZE_HOOKS += RUST_TESTS_CHECK_MODULES
 
