@@ -618,7 +618,9 @@ fn kcidb(table: &ArchTable, tree: &Path, args: &KcidbArgs) -> Result<u8, Harness
         }
         results.push(ArchResult::read_json(&path)?);
     }
-    let doc = crate::kcidb::document(&checkout(tree)?, &results);
+    let checkout = crate::kcidb::Checkout::of_results(&results, pinned_tarball(tree)?)
+        .map_err(HarnessError::KernelSource)?;
+    let doc = crate::kcidb::document(&checkout, &results);
     let output = args
         .output
         .clone()
@@ -636,39 +638,12 @@ fn kcidb(table: &ArchTable, tree: &Path, args: &KcidbArgs) -> Result<u8, Harness
     Ok(0)
 }
 
-/// The checkout of the tree: Debian's tarball (patches/linux/linux.hash)
-/// and the patch series, named by the series' sha256 (as the build
-/// records it: linux/kernel-source.sh).
-fn checkout(tree: &Path) -> Result<crate::kcidb::Checkout, HarnessError> {
-    use sha2::{Digest, Sha256};
-    let dir = tree.join("patches/linux");
-    let mut patches: Vec<PathBuf> = fsx::read_dir(&dir)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "patch"))
-        .collect();
-    patches.sort();
-    let mut hasher = Sha256::new();
-    for patch in &patches {
-        hasher.update(fsx::read(patch)?);
-    }
-    let series: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let tarball = fsx::read_to_string(&dir.join("linux.hash"))?
+/// The pinned kernel tarball: its line of `patches/linux/linux.hash`.
+fn pinned_tarball(tree: &Path) -> Result<Option<String>, HarnessError> {
+    Ok(fsx::read_to_string(&tree.join("patches/linux/linux.hash"))?
         .lines()
         .find(|l| l.starts_with("sha256") && l.ends_with(".tar.xz"))
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "));
-    Ok(crate::kcidb::Checkout {
-        key: series[..16].to_string(),
-        misc: serde_json::json!({
-            "kernel_tarball": tarball,
-            "patch_series_sha256": series,
-            "patches": patches.len(),
-        }),
-    })
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")))
 }
 
 #[cfg(test)]

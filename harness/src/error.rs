@@ -37,6 +37,8 @@ pub enum HarnessError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error("no one kernel source in the results: {0}")]
+    KernelSource(String),
     #[error("cannot encode results as JSON: {0}")]
     Json(#[from] serde_json::Error),
     #[error("cannot start {program}: {source}")]

@@ -23,6 +23,37 @@ pub struct Checkout {
     pub misc: Value,
 }
 
+impl Checkout {
+    /// The checkout the results' images say they were built from (their
+    /// `image.kernel_source`: `series <sha256>` of Debian's tarball and
+    /// `patches/linux/`, or `tree <dir>`), with the pinned tarball
+    /// (`patches/linux/linux.hash`'s line); an error unless exactly one.
+    pub fn of_results(results: &[ArchResult], tarball: Option<String>) -> Result<Checkout, String> {
+        let mut sources: Vec<&str> = results
+            .iter()
+            .filter_map(|r| r.image.get("kernel_source").map(String::as_str))
+            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let source = match sources[..] {
+            [one] => one,
+            [] => return Err("no results.json says (image.kernel_source: rebuild)".into()),
+            _ => return Err(format!("built from {}", sources.join(", "))),
+        };
+        let key = match source.split_once(' ') {
+            Some(("series", sha)) if sha.len() >= 16 => sha[..16].to_string(),
+            Some(("tree", dir)) => {
+                format!("tree-{}", &crate::report::sha256_hex(dir.as_bytes())[..16])
+            }
+            _ => return Err(format!("not 'series <sha256>' or 'tree <dir>': {source}")),
+        };
+        Ok(Checkout {
+            key,
+            misc: json!({ "kernel_tarball": tarball, "kernel_source": source }),
+        })
+    }
+}
+
 /// The KCIDB document of `results`, each an arch's `results.json`.
 pub fn document(checkout: &Checkout, results: &[ArchResult]) -> Value {
     let checkout_id = format!("{ORIGIN}:{}", checkout.key);
@@ -295,6 +326,25 @@ mod tests {
         // a top-level test's guest duration
         assert_eq!(tests[1]["duration"], 1.25);
         assert!(tests[4].get("duration").is_none());
+    }
+
+    #[test]
+    fn the_checkout_is_what_the_images_say() {
+        let with = |source: &str| {
+            let mut r = result();
+            r.image.insert("kernel_source".into(), source.into());
+            r
+        };
+        let series = format!("series {}", "ab".repeat(32));
+        let one = Checkout::of_results(&[with(&series), with(&series), result()], None)
+            .expect("one source");
+        assert_eq!(one.key, "abababababababab");
+        assert_eq!(one.misc["kernel_source"], series);
+        let tree = Checkout::of_results(&[with("tree /t")], None).expect("a tree");
+        assert!(tree.key.starts_with("tree-"), "{}", tree.key);
+        let two = Checkout::of_results(&[with(&series), with("tree /t")], None);
+        assert!(two.expect_err("two").starts_with("built from "));
+        assert!(Checkout::of_results(&[result()], None).is_err());
     }
 
     #[test]

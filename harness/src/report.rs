@@ -40,6 +40,15 @@ fn rfc3339(secs: u64) -> String {
     )
 }
 
+/// The sha256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// An image file of a run and its sha256.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImageFile {

@@ -115,7 +115,10 @@ tree_ready() {
 # tree_edit ARCH: a new pr_info! line in the tree's rust_minimal.rs (not
 # committed, patches/linux/ untouched) reaches ARCH's kernel through
 # make retest from the tree: its quick boot passes and prints the line.
-TREE_ARCHES=${TREE_ARCHES:-x86_64 aarch64}
+# Both kernel packages (linux: aarch64; linux-um: um), and none of
+# LAVA_ARCHES: the edit rebuilds the arch's images, which a lab run after
+# it would boot (the KCIDB step refuses results of two kernel sources).
+TREE_ARCHES=${TREE_ARCHES:-aarch64 um}
 marker="edited in your kernel tree"
 tree_edit() {
 	f=$tree/samples/rust/rust_minimal.rs
