@@ -13,13 +13,9 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${LINUX_TREE:-}
-
-die() {
-	printf 'ERROR: %s\n' "$1" >&2
-	shift
-	for hint; do printf '       %s\n' "$hint" >&2; done
-	exit 1
-}
+me=kernel-source
+# shellcheck source=support/lib.sh
+. "$top/support/lib.sh"
 
 # The pinned tarball's sha256 (patches/linux/linux.hash)
 tarball_sha256() {

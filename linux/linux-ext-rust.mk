@@ -16,7 +16,7 @@ ifeq ($(BR2_LINUX_KERNEL_RUST),y)
 # check-package TypoInPackageVariable
 LINUX_RUST_LLVM = $(BR2_LINUX_KERNEL_RUST_LLVM)
 # check-package TypoInPackageVariable
-LINUX_RUST_BUILTIN_PARAM_SAMPLES = $(BR2_LINUX_KERNEL_RUST_BUILTIN_PARAM_SAMPLES)
+LINUX_RUST_BUILTIN_PARAM_SAMPLES = $(BR2_RUST_QEMU_BUILTIN_PARAM_SAMPLES)
 # check-package TypoInPackageVariable
 LINUX_RUST_KERNEL_TARBALL = \
 	$(patsubst file://%,%,$(filter file://%,$(call qstrip,$(BR2_LINUX_KERNEL_CUSTOM_TARBALL_LOCATION))))

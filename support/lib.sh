@@ -6,7 +6,10 @@
 : "${RUST_QEMU_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}"
 say() { printf '>>> %s: %s\n' "${me:?}" "$*"; }
 warn() { printf '%s: warning: %s\n' "${me:?}" "$*" >&2; }
+# die MESSAGE [HINT...]: the error, then each hint (what to do) on a line
 die() {
-	printf '%s: ERROR: %s\n' "${me:?}" "$*" >&2
+	printf '%s: ERROR: %s\n' "${me:?}" "$1" >&2
+	shift
+	for hint; do printf '       %s\n' "$hint" >&2; done
 	exit 1
 }

@@ -29,7 +29,7 @@ LINUX_UM_KCONFIG_DEPENDENCIES = \
 # takes clang's own flags (CLANG_TARGET_FLAGS_um), so the source stays
 # exactly the linux package's: no UML-only patch.
 LINUX_UM_RUST_LLVM = y
-LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES = $(BR2_PACKAGE_LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES)
+LINUX_UM_RUST_BUILTIN_PARAM_SAMPLES = $(BR2_RUST_QEMU_BUILTIN_PARAM_SAMPLES)
 LINUX_UM_RUST_KERNEL_TARBALL = $(patsubst file://%,%,$(LINUX_UM_SITE))/$(LINUX_UM_SOURCE)
 # The symbols of the common fragments that ARCH=um does not have in 6.12:
 # SMP (UML is uniprocessor before 6.17) and the 8250 UART (needs I/O
