@@ -344,10 +344,7 @@ pub(crate) fn run_arch(
         .iter()
         .filter_map(|name| ImageFile::read(&images, name))
         .collect();
-    if let Some(release) = ImageRelease::read(&spec.target_dir(&layout.output)) {
-        result.kernel_toolchain = Some(release.toolchain());
-        result.image = release.facts();
-    }
+    result.record_image(&spec.target_dir(&layout.output));
     let command = QemuCommand {
         program,
         args: boot.launch_args(

@@ -114,10 +114,7 @@ pub fn run_jobs(
             lava_run.display().to_string(),
             jobs.join("job.yaml").display().to_string(),
         ]);
-        if let Some(release) = report::ImageRelease::read(&spec.target_dir(&layout.output)) {
-            result.kernel_toolchain = Some(release.toolchain());
-            result.image = release.facts();
-        }
+        result.record_image(&spec.target_dir(&layout.output));
         let limit = Duration::from_secs_f64(spec.boot_timeout_s + spec.test_timeout_s + 300.0);
         println!(
             "{}: lava-run {} (log: {})",

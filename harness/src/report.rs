@@ -308,6 +308,15 @@ impl ArchResult {
 
     /// Computes counts and verdict. An infrastructure failure counts as one
     /// failed test.
+    /// What the image of Buildroot's target directory `target` says it
+    /// is ([`ImageRelease`]): its facts and its kernel's compilers.
+    pub fn record_image(&mut self, target: &Path) {
+        if let Some(release) = ImageRelease::read(target) {
+            self.kernel_toolchain = Some(release.toolchain());
+            self.image = release.facts();
+        }
+    }
+
     pub fn settle(&mut self) {
         let mut counts: Counts = self.tests.iter().map(TestNode::counts).sum();
         if self.infrastructure_failure.is_some() {
