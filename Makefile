@@ -110,9 +110,14 @@ endif
 	@$(LINUX_TREE_REMEMBER)
 	$(if $(LINUX_TREE),@echo ">>> kernel: your tree $(LINUX_TREE) (LINUX_TREE; LINUX_TREE= for patches/linux/)")
 	@pkg=$$(linux/kernel-source.sh stale $(O)); [ -z "$$pkg" ] || { \
-		echo ">>> the kernel source changed, now $$(linux/kernel-source.sh id): $$pkg-dirclean"; \
-		umask 0022 && $(BR_MAKE) $$pkg-dirclean && \
-		rm -rf $(O)/build/$$pkg-custom $(O)/build/$$pkg-[0-9]*; }
+		echo ">>> the kernel source changed, now $$(linux/kernel-source.sh id)"; \
+		if linux/kernel-source.sh keep $(O) $$pkg; then \
+			umask 0022 && $(BR_MAKE) $$pkg-clean-for-reconfigure; \
+		else \
+			echo ">>> $$pkg-dirclean: extracted again"; \
+			umask 0022 && $(BR_MAKE) $$pkg-dirclean && \
+			rm -rf $(O)/build/$$pkg-custom $(O)/build/$$pkg-[0-9]*; \
+		fi; }
 ifneq ($(DEFCONFIG),)
 	umask 0022 && $(BR_MAKE) $(DEFCONFIG)
 	$(if $(TOOLCHAIN),cat $(TOOLCHAIN_FRAGMENT) >>$(O)/.config && umask 0022 && $(BR_MAKE) olddefconfig)

@@ -8,6 +8,19 @@
 #   kernel-source.sh stale OUT   the kernel package of output OUT (linux
 #                            or linux-um) if it was built from another
 #                            source than id names, else nothing
+#   kernel-source.sh keep OUT PKG   after stale: PKG's build directory
+#                            stays if the new source is your tree and the
+#                            directory lists its former source's files
+#                            (then synced by content at PKG's rsync);
+#                            exit 1: extract again (dirclean)
+#   kernel-source.sh list SRC [RSYNC OPTION...]   the source files of SRC
+#   kernel-source.sh sync TREE DIR [RSYNC OPTION...]   PKG's rsync step,
+#                            before Buildroot's (which copies by date):
+#                            the files of DIR's former source that TREE
+#                            lacks go; after keep, each file of TREE whose
+#                            content differs is copied (a file with the
+#                            same content keeps its date, so Kbuild
+#                            rebuilds only what changed)
 # Environment: LINUX_TREE (empty or unset: the tarball and the series).
 set -eu
 
@@ -53,9 +66,59 @@ stale() {
 	if grep -q '^BR2_PACKAGE_LINUX_UM=y' "$out/.config"; then echo linux-um; else echo linux; fi
 }
 
+# The build directory of a kernel package in OUT, which lists its source's
+# files (written at its patch or rsync step)
+SOURCE_FILES=.rust-qemu-source-files
+RESYNC=.rust-qemu-resync
+keep() {
+	[ -n "$tree" ] || return 1
+	for dir in "$1/build/$2"-custom "$1/build/$2"-[0-9]*; do
+		[ -f "$dir/$SOURCE_FILES" ] || continue
+		touch "$dir/$RESYNC"
+		say "$dir stays: synced from $tree by content (a changed file is rebuilt)"
+		return 0
+	done
+	return 1
+}
+
+list() {
+	src=$1
+	shift
+	empty=$(mktemp -d)
+	rsync -rln --out-format=%n "$@" "$src/" "$empty/" | grep -v '/$' | LC_ALL=C sort
+	rmdir "$empty"
+}
+
+sync() {
+	from=$1 dir=$2
+	shift 2
+	[ -f "$dir/$SOURCE_FILES" ] || return 0
+	new=$(mktemp)
+	list "$from" "$@" >"$new"
+	LC_ALL=C comm -23 "$dir/$SOURCE_FILES" "$new" | while IFS= read -r f; do
+		echo "deleted in $from: $f"
+		rm -f "$dir/$f"
+	done
+	rm -f "$new"
+	[ -f "$dir/$RESYNC" ] || return 0
+	rsync -rlpc --chmod=u=rwX,go=rX "$@" "$from/" "$dir/"
+	rm -f "$dir/$RESYNC"
+}
+
 case ${1:-} in
 id) id ;;
 check) check ;;
 stale) stale "${2:?usage: kernel-source.sh stale OUT}" ;;
-*) die "usage: kernel-source.sh id|check|stale OUT" ;;
+keep) keep "${2:?usage: kernel-source.sh keep OUT PKG}" "${3:?usage: kernel-source.sh keep OUT PKG}" ;;
+list)
+	shift
+	[ $# -ge 1 ] || die "usage: kernel-source.sh list SRC [RSYNC OPTION...]"
+	list "$@"
+	;;
+sync)
+	shift
+	[ $# -ge 2 ] || die "usage: kernel-source.sh sync TREE DIR [RSYNC OPTION...]"
+	sync "$@"
+	;;
+*) die "usage: kernel-source.sh id|check|stale OUT|keep OUT PKG|list SRC|sync TREE DIR" ;;
 esac

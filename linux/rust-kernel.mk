@@ -90,8 +90,28 @@ define $(1)_RUST_SOURCE_READY
 	LINUX_TREE="$$($(1)_OVERRIDE_SRCDIR)" $$(RUST_KERNEL_DIR)/kernel-source.sh id \
 		>$$(BASE_DIR)/.rust-qemu-kernel-source
 endef
-$(1)_POST_PATCH_HOOKS += $(1)_RUST_SOURCE_READY
-$(1)_POST_RSYNC_HOOKS += $(1)_RUST_SOURCE_READY
+
+# The source's files, listed in the build directory once it is there, so
+# that a later rsync from your tree (or a switch to it, which keeps the
+# build directory: linux/kernel-source.sh keep) removes the files the tree
+# lacks and, after a switch, copies by content. Not listed: Buildroot's
+# own records at the top of the build directory.
+define $(1)_RUST_LIST_PATCHED
+	$$(RUST_KERNEL_DIR)/kernel-source.sh list $$(@D) --exclude='/.stamp_*' \
+		--exclude=/.applied_patches_list --exclude='/.files-list*' \
+		>$$(@D)/.rust-qemu-source-files
+endef
+define $(1)_RUST_SYNC
+	$$(RUST_KERNEL_DIR)/kernel-source.sh sync $$($(1)_OVERRIDE_SRCDIR) $$(@D) \
+		$$(RSYNC_VCS_EXCLUSIONS)
+endef
+define $(1)_RUST_LIST_RSYNCED
+	$$(RUST_KERNEL_DIR)/kernel-source.sh list $$($(1)_OVERRIDE_SRCDIR) \
+		$$(RSYNC_VCS_EXCLUSIONS) >$$(@D)/.rust-qemu-source-files
+endef
+$(1)_POST_PATCH_HOOKS += $(1)_RUST_LIST_PATCHED $(1)_RUST_SOURCE_READY
+$(1)_PRE_RSYNC_HOOKS += $(1)_RUST_SYNC
+$(1)_POST_RSYNC_HOOKS += $(1)_RUST_LIST_RSYNCED $(1)_RUST_SOURCE_READY
 
 # Every symbol the configuration fragments set must be in the final
 # .config (Kconfig drops what the architecture or a dependency does not

@@ -7,8 +7,9 @@
 # its manifest; the root filesystem image), boots it in quick mode while
 # the next arch builds, then prints one table of every arch's results;
 # exit non-zero if an arch failed (or, named in ARCH, was never built).
-# The wrapper extracts the kernel again when its source changed
-# (patches/linux/ or LINUX_TREE: linux/kernel-source.sh).
+# When the kernel's source changed (patches/linux/ or LINUX_TREE), the
+# wrapper extracts it again, or, for your tree, syncs the build directory
+# by content (linux/kernel-source.sh).
 # Usage: support/scripts/retest.sh ARCHES [HARNESS RETEST ARGUMENTS...]
 set -eu
 
