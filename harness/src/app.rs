@@ -17,7 +17,7 @@ use crate::junit;
 use crate::ktap::Counts;
 use crate::lanes::{self, LoopSetup};
 use crate::layout::{self, Layout};
-use crate::manifest::{Manifest, MANIFEST_PATH, TARGET_MANIFEST};
+use crate::manifest::{Manifest, MANIFEST_PATH, TARGET_LISTING};
 use crate::matrix::{kernel_toolchain, toolchain_of_config, Matrix, MatrixRow};
 use crate::plan;
 use crate::printout::{self, TestPrinter};
@@ -43,16 +43,19 @@ pub fn main(cli: Cli) -> u8 {
 fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
     let tree = layout::tree_root(cli.tree.as_deref());
     let table = ArchTable::load(cli.arches.as_deref(), &tree)?;
-    let manifest = || {
-        let path = cli
-            .manifest
-            .clone()
-            .unwrap_or_else(|| tree.join(MANIFEST_PATH));
-        Manifest::load(&path)
-    };
     match &cli.command {
         Command::Run(args) => run(&table, &tree, cli.manifest.as_deref(), args),
-        Command::Parse(args) => parse(&table, &manifest()?, args),
+        Command::Parse(args) => {
+            let path = cli
+                .manifest
+                .clone()
+                .unwrap_or_else(|| tree.join(MANIFEST_PATH));
+            let machine = args
+                .machine
+                .clone()
+                .unwrap_or_else(|| parse_arch_name(&table, args));
+            parse(&table, &Manifest::list(&path, &machine)?, args)
+        }
         Command::Matrix(args) => matrix(&table, &tree, args),
         Command::List(args) => {
             print!("{}", list(&table, args.cells));
@@ -136,10 +139,11 @@ fn scaled(seconds: f64, multiplier: f64) -> Duration {
     Duration::try_from_secs_f64(seconds * multiplier).unwrap_or(Duration::MAX)
 }
 
-/// The manifest whose tests `spec`'s run must report: `--manifest`, else
-/// the one its image runs (the tree's, with the drop-ins other packages
-/// installed beside it: `include manifest.d`), else the tree's.
-/// `only`: the top-level tests `--only` keeps (all if empty).
+/// The tests `spec`'s run must report: the listing its image carries (its
+/// manifest and the drop-ins other packages installed, for its machine);
+/// `--manifest` (or, without an image, the tree's manifest) listed by the
+/// runner's reader for the image's machine. `only`: the top-level tests
+/// `--only` keeps (all if empty).
 pub(crate) fn arch_manifest(
     chosen: Option<&Path>,
     spec: &ArchSpec,
@@ -147,13 +151,13 @@ pub(crate) fn arch_manifest(
     tree: &Path,
     only: &[String],
 ) -> Result<Manifest, HarnessError> {
-    let installed = spec.target_dir(&layout.output).join(TARGET_MANIFEST);
-    let path = match chosen {
-        Some(path) => path.to_path_buf(),
-        None if installed.is_file() => installed,
-        None => tree.join(MANIFEST_PATH),
+    let listing = spec.target_dir(&layout.output).join(TARGET_LISTING);
+    let machine = || spec.guest_machine(&layout.output);
+    let manifest = match chosen {
+        Some(path) => Manifest::list(path, &machine())?,
+        None if listing.is_file() => Manifest::load(&listing)?,
+        None => Manifest::list(&tree.join(MANIFEST_PATH), &machine())?,
     };
-    let manifest = Manifest::load(&path)?;
     if only.is_empty() {
         return Ok(manifest);
     }
@@ -306,9 +310,7 @@ fn record_run(
         exit_code: run.exit_code,
         stderr_tail: verdict::stderr_tail(&run.stderr),
     };
-    // the machine the image says it is (post-build.sh), else the arch's name
-    let machine = result.image.get("machine").unwrap_or(&spec.name).clone();
-    if let Some(failure) = verdict::infra_failure(&run.outcome, Some(&ending), manifest, &machine) {
+    if let Some(failure) = verdict::infra_failure(&run.outcome, Some(&ending), manifest) {
         result.set_infra(failure);
     }
     result.tests = run.outcome.tests;
@@ -445,8 +447,7 @@ fn parse(table: &ArchTable, manifest: &Manifest, args: &ParseArgs) -> Result<u8,
     result.durations_from = Some("guest printk timestamps".to_string());
     result.runner_exit = outcome.runner_exit;
     result.kernel_release = outcome.kernel_release.clone();
-    let machine = args.machine.as_deref().unwrap_or(arch.as_str());
-    if let Some(failure) = verdict::infra_failure(&outcome, None, manifest, machine) {
+    if let Some(failure) = verdict::infra_failure(&outcome, None, manifest) {
         result.set_infra(failure);
     }
     result.tests = outcome.tests;

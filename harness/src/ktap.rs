@@ -97,6 +97,21 @@ fn is_false(value: &bool) -> bool {
     !*value
 }
 
+/// What a top-level runner test is, from the actions of its manifest
+/// lines (the arch matrix's columns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TestKind {
+    /// A KUnit suite's results (`kunit`).
+    Kunit,
+    /// Lines of the kernel's configuration (`config`).
+    Config,
+    /// Checks around a module it loads (`load`, `cycle`).
+    Module,
+    /// Checks of the running kernel alone.
+    Checks,
+}
+
 /// One test of the tree, with its nested subtests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestNode {
@@ -124,6 +139,12 @@ pub struct TestNode {
     /// doctest, `package/<package>/src/manifest:<line>` for a runner check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// A top-level runner test's kind, from its manifest lines' actions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<TestKind>,
+    /// A runner check's action (its manifest line's: `load`, `dmesg`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
     /// The console lines (kernel and runner) printed while a top-level
     /// test that failed or was skipped ran, bounded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -150,6 +171,8 @@ impl TestNode {
             errors: vec![error.into()],
             synthetic: true,
             source: None,
+            kind: None,
+            action: None,
             log: Vec::new(),
             duration_s: None,
             subtests: Vec::new(),
@@ -242,6 +265,8 @@ impl TestNode {
             errors: Vec::new(),
             synthetic: false,
             source: None,
+            kind: None,
+            action: None,
             log: Vec::new(),
             duration_s: None,
             subtests: Vec::new(),

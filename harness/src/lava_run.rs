@@ -138,8 +138,7 @@ pub fn run_jobs(
         result.console_lines = Some(outcome.console_lines);
         result.runner_exit = outcome.runner_exit;
         result.kernel_release = outcome.kernel_release.clone();
-        let machine = spec.guest_machine(&layout.output);
-        if let Some(failure) = verdict::infra_failure(&outcome, None, &manifest, &machine) {
+        if let Some(failure) = verdict::infra_failure(&outcome, None, &manifest) {
             result.set_infra(failure);
         }
         if let Some(failure) = lava_failure(&ran) {

@@ -1,89 +1,61 @@
-//! The top-level tests the on-target runner must report for an arch, from
-//! its manifest (`package/rust-tests/src/manifest`: `<test> <action> [arg]`
-//! per line; consecutive lines of one `<test>` form one top-level test; a
-//! test whose first line is `arch <name>[=<value>][,...]` runs on those
-//! arches only and is reported as SKIP elsewhere; the values are the
-//! runner's, for its `{}`; `arch !<name>[,...]` runs everywhere but there).
+//! The top-level tests the on-target runner must report for an image, and
+//! the lines of each, as the runner's own reader of its manifest lists them
+//! (`manifest-list`, package/rust-tests/src/manifest.c: the one grammar):
+//! an image carries the listing for its machine
+//! (`usr/share/rust-tests/manifest.list`, written by its build); a manifest
+//! file given to the harness is listed by the same reader, built for this
+//! host with the harness (build.rs). The listing's items (manifest.h,
+//! `manifest_list`): `machine M`; `test NAME` (runs there) or `skip NAME`
+//! (its `arch` line skips it there); `line N ACTION ORIGIN` for each of
+//! its lines (the runner's subtest N); `module NAME`; `cmdline WORD`.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use crate::error::HarnessError;
-use crate::ktap::{Status, TestNode};
+use crate::ktap::{Status, TestKind, TestNode};
 
 /// The manifest's place in the tree.
 pub const MANIFEST_PATH: &str = "package/rust-tests/src/manifest";
 /// Its place in an image's root filesystem (Buildroot's `target/`).
 pub const TARGET_MANIFEST: &str = "usr/share/rust-tests/manifest";
+/// The listing of an image's manifest for its machine, beside it.
+pub const TARGET_LISTING: &str = "usr/share/rust-tests/manifest.list";
+/// The runner's manifest reader, built for this host (build.rs).
+const READER: &str = env!("RUST_QEMU_MANIFEST_LIST");
 
-/// The first word of a line that reads a directory of manifests.
-const INCLUDE: &str = "include";
-
-/// The files of an included directory, in name order.
-fn drop_ins(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        entries => entries?,
-    };
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = entry?.path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if !name.starts_with('.') && !name.ends_with('~') {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
-/// The arches a test runs on (its `arch` line).
+/// One line of a test: the runner's subtest `number`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Arches {
-    All,
-    Only(Vec<String>),
-    Except(Vec<String>),
-}
-
-impl Arches {
-    /// The argument of an `arch` line.
-    fn parse(list: &str) -> Arches {
-        let (except, list) = match list.strip_prefix('!') {
-            Some(rest) => (true, rest),
-            None => (false, list),
-        };
-        let names = list
-            .split(',')
-            .map(|item| item.split_once('=').map_or(item, |(arch, _)| arch))
-            .filter(|a| !a.is_empty())
-            .map(str::to_string)
-            .collect();
-        if except {
-            Arches::Except(names)
-        } else {
-            Arches::Only(names)
-        }
-    }
-
-    fn contain(&self, arch: &str) -> bool {
-        let listed = |names: &[String]| names.iter().any(|a| a == arch);
-        match self {
-            Arches::All => true,
-            Arches::Only(names) => listed(names),
-            Arches::Except(names) => !listed(names),
-        }
-    }
+pub struct ManifestLine {
+    pub number: u32,
+    pub action: String,
+    /// `<file>:<line>` in the tree's terms ([`source_path`]).
+    pub origin: String,
 }
 
 /// One top-level test of the manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestTest {
     pub name: String,
-    pub arches: Arches,
-    /// Its first action (`kunit`, `config`, `load`, ...).
-    pub first_action: String,
-    /// Where each of its lines is, `<file>:<line>`, in the tree's terms
-    /// ([`source_path`]): the runner reports line N as subtest N.
-    pub lines: Vec<String>,
+    /// It runs on the listing's machine (else its `arch` line skips it).
+    pub runs: bool,
+    pub lines: Vec<ManifestLine>,
+}
+
+impl ManifestTest {
+    /// What it is, from the actions of its lines.
+    pub fn kind(&self) -> TestKind {
+        let has = |action: &str| self.lines.iter().any(|l| l.action == action);
+        if has("kunit") {
+            TestKind::Kunit
+        } else if has("config") {
+            TestKind::Config
+        } else if has("load") || has("cycle") {
+            TestKind::Module
+        } else {
+            TestKind::Checks
+        }
+    }
 }
 
 /// The tree's file of an image's manifest: `package/rust-tests/src/manifest`
@@ -103,54 +75,21 @@ pub fn source_path(path: &Path) -> String {
     }
 }
 
-/// The runner's rules for a test's lines (its group), checked line by line.
-#[derive(Debug, Default)]
-struct Shape {
-    /// Every test seen, and the current one's name and first action.
-    seen: Vec<String>,
-    first_action: String,
-    last_action: String,
-    /// The line just checked is its test's first.
-    first: bool,
-}
-
-impl Shape {
-    fn check(&mut self, name: &str, action: &str) -> Result<(), String> {
-        self.first = self.seen.last().map(String::as_str) != Some(name);
-        if self.first {
-            if self.seen.iter().any(|s| s == name) {
-                return Err(format!(
-                    "a test's lines must be together (it has lines above): {name}"
-                ));
-            }
-            self.seen.push(name.to_string());
-            self.first_action = action.to_string();
-            self.last_action = action.to_string();
-            return Ok(());
-        }
-        let after_expect = self.last_action == "expect";
-        self.last_action = action.to_string();
-        if after_expect && action != "expect" {
-            return Err(format!("expect lines end their test: {name}"));
-        }
-        let first = self.first_action.as_str();
-        if action == "arch" {
-            return Err(format!("arch must be the first line of its test: {name}"));
-        }
-        if first == "kunit" || action == "kunit" {
-            return Err(format!("kunit must be alone in its test: {name}"));
-        }
-        if (first == "config") != (action == "config") {
-            return Err(format!("config lines form a test of their own: {name}"));
-        }
-        Ok(())
+/// An origin `<file>:<line>` with its file in the tree's terms.
+fn source_origin(origin: &str) -> String {
+    match origin.rsplit_once(':') {
+        Some((file, line)) => format!("{}:{line}", source_path(Path::new(file))),
+        None => origin.to_string(),
     }
 }
 
 /// The tests a manifest names, in order, and its inputs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Manifest {
+    /// The listing read, or the manifest listed.
     pub path: PathBuf,
+    /// The machine it was listed for (None: every test runs).
+    pub machine: Option<String>,
     pub tests: Vec<ManifestTest>,
     /// The words of its `cmdline` lines, for the kernel command line: test
     /// inputs beside the expectations (the runner checks they arrived).
@@ -158,19 +97,17 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Reads the tests of a manifest text; `path` names it in messages.
-    /// `include` lines are left out (see [`Manifest::load`]).
-    pub fn parse(text: &str, path: &Path) -> Result<Manifest, HarnessError> {
+    /// Reads a listing; `path` names it in messages.
+    pub fn from_listing(text: &str, path: &Path) -> Result<Manifest, HarnessError> {
         let mut manifest = Manifest {
             path: path.to_path_buf(),
+            machine: None,
             tests: Vec::new(),
             kernel_args: Vec::new(),
         };
-        let mut shape = Shape::default();
-        let source = source_path(path);
         for (number, line) in text.lines().enumerate() {
             manifest
-                .add_line(line, &mut shape, format!("{source}:{}", number + 1))
+                .add_item(line)
                 .map_err(|message| HarnessError::ManifestLine {
                     origin: format!("{}:{}", path.display(), number + 1),
                     message,
@@ -179,109 +116,101 @@ impl Manifest {
         Ok(manifest)
     }
 
-    /// One line: a check of a test (its `arch` and `cmdline` noted), as
-    /// the runner's grammar has it (manifest.c): a test's lines together,
-    /// `arch` only first, `kunit` alone, `config` with `config` only,
-    /// `expect` only last.
-    fn add_line(&mut self, line: &str, shape: &mut Shape, origin: String) -> Result<(), String> {
-        let mut fields = line.split_whitespace();
-        let (Some(name), Some(action)) = (fields.next(), fields.next()) else {
-            return match line.trim_start().starts_with('#') || line.trim().is_empty() {
-                true => Ok(()),
-                false => Err("not '<test> <action> [argument]'".to_string()),
-            };
-        };
-        if name.starts_with('#') {
-            return Ok(());
-        }
-        if name == INCLUDE {
-            return Err("include must start its line".to_string());
-        }
-        shape.check(name, action)?;
-        if action == "cmdline" {
-            self.kernel_args.extend(fields.next().map(str::to_string));
-        }
-        if shape.first {
-            self.tests.push(ManifestTest {
-                name: name.to_string(),
-                arches: match action {
-                    "arch" => Arches::parse(fields.next().unwrap_or("")),
-                    _ => Arches::All,
-                },
-                first_action: action.to_string(),
+    fn add_item(&mut self, item: &str) -> Result<(), String> {
+        let (word, rest) = item.split_once(' ').unwrap_or((item, ""));
+        match word {
+            "machine" => self.machine = Some(rest.to_string()),
+            "test" | "skip" => self.tests.push(ManifestTest {
+                name: rest.to_string(),
+                runs: word == "test",
                 lines: Vec::new(),
-            });
-        }
-        if let Some(test) = self.tests.last_mut() {
-            test.lines.push(origin);
+            }),
+            "line" => {
+                let mut fields = rest.splitn(3, ' ');
+                let (Some(number), Some(action), Some(origin)) =
+                    (fields.next(), fields.next(), fields.next())
+                else {
+                    return Err(format!("not 'line N ACTION ORIGIN': {item}"));
+                };
+                let number = number
+                    .parse()
+                    .map_err(|_| format!("not a line number: {item}"))?;
+                let test = self
+                    .tests
+                    .last_mut()
+                    .ok_or_else(|| format!("a line before any test: {item}"))?;
+                test.lines.push(ManifestLine {
+                    number,
+                    action: action.to_string(),
+                    origin: source_origin(origin),
+                });
+            }
+            "cmdline" => self.kernel_args.push(rest.to_string()),
+            "module" => {}
+            _ => return Err(format!("not an item of the runner's listing: {item}")),
         }
         Ok(())
     }
 
-    /// Reads a manifest file and, as the runner does, the files of the
-    /// directories its `include <dir>` lines name (relative to its own
-    /// directory, in name order, dot files and `~` backups left out; a
-    /// missing directory has none).
+    /// Reads a listing file (an image's).
     pub fn load(path: &Path) -> Result<Manifest, HarnessError> {
-        let mut manifest = Manifest::parse("", path)?;
-        let mut shape = Shape::default();
-        manifest.load_file(path, &mut shape)?;
+        Manifest::from_listing(&crate::fsx::read_to_string(path)?, path)
+    }
+
+    /// Lists a manifest file (and its `include`d drop-ins) with the runner's
+    /// reader, for `machine`: an invalid manifest is refused with the
+    /// runner's message (`<file>:<line>: why`).
+    pub fn list(path: &Path, machine: &str) -> Result<Manifest, HarnessError> {
+        let output = Command::new(READER)
+            .arg(path)
+            .arg(machine)
+            .output()
+            .map_err(|source| HarnessError::Spawn {
+                program: READER.to_string(),
+                source,
+            })?;
+        if !output.status.success() {
+            let message = String::from_utf8_lossy(&output.stderr).trim().to_string();
+            return Err(HarnessError::ManifestLine {
+                origin: path.display().to_string(),
+                message: format!("refused by the runner's reader: {message}"),
+            });
+        }
+        let mut manifest = Manifest::from_listing(&String::from_utf8_lossy(&output.stdout), path)?;
+        manifest.path = path.to_path_buf();
         Ok(manifest)
     }
 
-    fn load_file(&mut self, path: &Path, shape: &mut Shape) -> Result<(), HarnessError> {
-        let text = crate::fsx::read_to_string(path)?;
-        let source = source_path(path);
-        for (number, line) in text.lines().enumerate() {
-            let mut fields = line.split(char::is_whitespace).filter(|f| !f.is_empty());
-            if line.starts_with(INCLUDE) && fields.next() == Some(INCLUDE) {
-                let dir = path
-                    .parent()
-                    .unwrap_or(Path::new("."))
-                    .join(fields.next().unwrap_or(""));
-                let files = drop_ins(&dir).map_err(|source| HarnessError::Read {
-                    path: dir.clone(),
-                    source,
-                })?;
-                for file in files {
-                    self.load_file(&file, shape)?;
-                }
-            } else {
-                self.add_line(line, shape, format!("{source}:{}", number + 1))
-                    .map_err(|message| HarnessError::ManifestLine {
-                        origin: format!("{}:{}", path.display(), number + 1),
-                        message,
-                    })?;
-            }
-        }
-        Ok(())
-    }
-
-    /// The top-level tests that must run on `arch`.
-    pub fn expected_on(&self, arch: &str) -> Vec<&str> {
+    /// The top-level tests that must run.
+    pub fn expected(&self) -> Vec<&str> {
         self.tests
             .iter()
-            .filter(|t| t.arches.contain(arch))
+            .filter(|t| t.runs)
             .map(|t| t.name.as_str())
             .collect()
     }
 
-    /// Sets where the reported tests are written: a top-level test at its
-    /// first line, the runner's subtest N of a check group (not `kunit`:
-    /// its subtests are doctests) at the group's line N.
+    /// Sets where the reported tests are written and what they are: a
+    /// top-level test at its first line, with its kind; the runner's
+    /// subtest N of a check group (not `kunit`: its subtests are
+    /// doctests) at the group's line N, with its action.
     pub fn set_sources(&self, tests: &mut [TestNode]) {
         for test in tests.iter_mut().filter(|t| !t.synthetic) {
             let Some(m) = self.tests.iter().find(|m| m.name == test.name) else {
                 continue;
             };
-            test.source = m.lines.first().cloned();
-            if m.first_action == "kunit" {
+            test.source = m.lines.first().map(|l| l.origin.clone());
+            test.kind = Some(m.kind());
+            if m.kind() == TestKind::Kunit {
                 continue;
             }
             for subtest in &mut test.subtests {
-                let index = subtest.number.and_then(|n| (n as usize).checked_sub(1));
-                if let Some(line) = index.and_then(|i| m.lines.get(i)) {
-                    subtest.source = Some(line.clone());
+                let line = subtest
+                    .number
+                    .and_then(|n| m.lines.iter().find(|l| l.number == n));
+                if let Some(line) = line {
+                    subtest.source = Some(line.origin.clone());
+                    subtest.action = Some(line.action.clone());
                 }
             }
         }
@@ -302,11 +231,11 @@ impl Manifest {
         Ok(self)
     }
 
-    /// The tests this manifest names for `arch` that `tests` lack, or
-    /// report as skipped (`name (skipped)`).
-    pub fn missing_on(&self, arch: &str, tests: &[TestNode]) -> Vec<String> {
+    /// The tests that must run that `tests` lack, or report as skipped
+    /// (`name (skipped)`).
+    pub fn missing(&self, tests: &[TestNode]) -> Vec<String> {
         let reported: Vec<&TestNode> = tests.iter().filter(|t| !t.synthetic).collect();
-        self.expected_on(arch)
+        self.expected()
             .into_iter()
             .filter_map(|name| match reported.iter().find(|t| t.name == name) {
                 None => Some(name.to_string()),
@@ -322,116 +251,164 @@ mod tests {
     use super::*;
     use crate::ktap::parse_str;
 
-    const MANIFEST: &str = "\
-# comment\n\
-kunit_rust_doctests\tkunit\trust_doctests_kernel\n\
-\n\
-config\tconfig\tCONFIG_RUST=y\n\
-config\tconfig\tCONFIG_SAMPLES_RUST=y\n\
-rust_minimal\tload\n\
-rust_minimal\tdmesg\trust_minimal: Rust minimal sample (init)\n\
-rust_platform@of\tarch\triscv64,aarch64\n\
-rust_platform@of\tload\n\
-rust_platform@override\tarch\tx86_64=pcspkr,loongarch64=100d0100.rtc\n\
-rust_platform@override\tload\n";
+    /// The listing of a manifest for x86_64 (`manifest-list manifest x86_64`).
+    const LISTING: &str = "\
+machine x86_64\n\
+test kunit_rust_doctests\n\
+line 1 kunit manifest:2\n\
+test config\n\
+line 1 config manifest:4\n\
+line 2 config manifest:5\n\
+test rust_minimal\n\
+line 1 load /o/target/usr/share/rust-tests/manifest:6\n\
+module rust_minimal\n\
+line 2 dmesg /o/target/usr/share/rust-tests/manifest:7\n\
+line 3 cmdline /o/target/usr/share/rust-tests/manifest.d/rust-module-example:1\n\
+cmdline rust_minimal.x=1\n\
+skip rust_platform@of\n\
+line 1 arch manifest:8\n\
+line 2 load manifest:9\n\
+test rust_platform@override\n\
+line 1 arch manifest:10\n\
+line 2 load manifest:11\n\
+module rust_platform\n\
+test kmemleak\n\
+line 1 check manifest:12\n";
 
     fn manifest() -> Manifest {
-        Manifest::parse(MANIFEST, Path::new("manifest")).expect("valid")
+        Manifest::from_listing(LISTING, Path::new("manifest.list")).expect("valid")
     }
 
     #[test]
-    fn tests_per_arch() {
+    fn tests_that_must_run_and_their_inputs() {
         let m = manifest();
-        let common = ["kunit_rust_doctests", "config", "rust_minimal"];
-        assert_eq!(m.expected_on("x86_64")[..3], common);
-        assert_eq!(m.expected_on("x86_64")[3..], ["rust_platform@override"]);
-        assert_eq!(m.expected_on("riscv64")[3..], ["rust_platform@of"]);
-        assert_eq!(m.expected_on("aarch64")[3..], ["rust_platform@of"]);
+        assert_eq!(m.machine.as_deref(), Some("x86_64"));
         assert_eq!(
-            m.expected_on("loongarch64")[3..],
-            ["rust_platform@override"]
+            m.expected(),
+            [
+                "kunit_rust_doctests",
+                "config",
+                "rust_minimal",
+                "rust_platform@override",
+                "kmemleak"
+            ]
         );
-        assert_eq!(m.expected_on("console"), common);
+        assert_eq!(m.kernel_args, ["rust_minimal.x=1"]);
+        let kinds: Vec<TestKind> = m.tests.iter().map(ManifestTest::kind).collect();
+        use TestKind::*;
+        assert_eq!(kinds, [Kunit, Config, Module, Module, Module, Checks]);
     }
 
     #[test]
-    fn kernel_args_of_cmdline_lines() {
-        let m = Manifest::parse(
-            "a\tcmdline\ta.x=1\na\tbootlog\ta: x 1\nb\tcmdline\tb.s=\u{1f980}\n",
-            Path::new("m"),
-        )
-        .expect("valid");
-        assert_eq!(m.kernel_args, ["a.x=1", "b.s=\u{1f980}"]);
-        assert_eq!(m.expected_on("x86_64"), ["a", "b"]);
+    fn origins_in_the_trees_terms() {
+        let m = manifest();
+        let origins: Vec<&str> = m.tests[2].lines.iter().map(|l| l.origin.as_str()).collect();
+        assert_eq!(
+            origins,
+            [
+                "package/rust-tests/src/manifest:6",
+                "package/rust-tests/src/manifest:7",
+                "package/rust-module-example/src/manifest:1"
+            ]
+        );
     }
 
     #[test]
-    fn excluded_arches() {
-        let m = Manifest::parse("a\tarch\t!armv7l,um\na\tload\nb\tload\n", Path::new("m"))
-            .expect("valid");
-        assert_eq!(m.expected_on("x86_64"), ["a", "b"]);
-        assert_eq!(m.expected_on("armv7"), ["a", "b"]);
-        assert_eq!(m.expected_on("armv7l"), ["b"]);
-        assert_eq!(m.expected_on("um"), ["b"]);
+    fn refuses_what_is_no_listing() {
+        for bad in [
+            "line 1 load m:1\n",
+            "test a\nline x load m:1\n",
+            "test a\nload\n",
+        ] {
+            assert!(
+                Manifest::from_listing(bad, Path::new("l")).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
-    fn included_directories() {
-        let dir = std::env::temp_dir().join(format!("rust-qemu-test-incl-{}", std::process::id()));
-        let write = |name: &str, text: &str| std::fs::write(dir.join(name), text).expect("write");
-        std::fs::create_dir_all(dir.join("d")).expect("mkdir");
-        write("m", "a\tload\ninclude\td\ninclude none\nz\tload\n");
-        write("d/20-c", "c\tarch\tx86_64\nc\tload\n");
-        write("d/10-b", "# b\nb\tload\n");
-        write("d/.hidden", "hidden\tload\n");
-        write("d/10-b~", "backup\tload\n");
-        let m = Manifest::load(&dir.join("m")).expect("load");
-        std::fs::remove_dir_all(&dir).expect("clean up");
-        assert_eq!(m.expected_on("x86_64"), ["a", "b", "c", "z"]);
-        assert_eq!(m.expected_on("riscv64"), ["a", "b", "z"]);
+    fn sources_kinds_and_actions_of_results() {
+        let mut doc = parse_str(
+            "KTAP version 1\n1..2\n    KTAP version 1\n    # Subtest: rust_minimal\n    1..4\n\
+             \x20   ok 1 load\n    ok 2 dmesg: x\n    ok 3 cmdline: rust_minimal.x=1\n\
+             \x20   ok 4 kernel clean\nok 1 rust_minimal\n    KTAP version 1\n\
+             \x20   # Subtest: rust_doctests_kernel\n    1..1\n    ok 1 doctest\n\
+             ok 2 kunit_rust_doctests\n",
+        );
+        manifest().set_sources(&mut doc.tests);
+        let minimal = &doc.tests[0];
+        assert_eq!(minimal.kind, Some(TestKind::Module));
+        assert_eq!(
+            minimal.source.as_deref(),
+            Some("package/rust-tests/src/manifest:6")
+        );
+        let actions: Vec<Option<&str>> = minimal
+            .subtests
+            .iter()
+            .map(|s| s.action.as_deref())
+            .collect();
+        assert_eq!(
+            actions,
+            [Some("load"), Some("dmesg"), Some("cmdline"), None]
+        );
+        let doctests = &doc.tests[1];
+        assert_eq!(doctests.kind, Some(TestKind::Kunit));
+        assert_eq!(doctests.subtests[0].source, None);
     }
 
-    /// The runner's grammar (package/rust-tests/src/manifest.c) and this
-    /// reader agree on the shared fixture: the tests per machine and the
-    /// kernel command-line words of `expected`, and every file of
-    /// `invalid/` refused (the runner's unit tests read the same files).
+    /// The conformance fixture (package/rust-tests/src/testdata/conformance):
+    /// the runner's reader, built with the harness, lists `manifest` for
+    /// each machine of `expected` as `expected` says, and this reader
+    /// reads each section alike; every file of `invalid/` is refused.
     #[test]
-    fn conformance_with_the_runner() {
+    fn the_runners_listing_of_the_fixture() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join("package/rust-tests/src/testdata/conformance");
-        let m = Manifest::load(&dir.join("manifest")).expect("the fixture loads");
         let expected = std::fs::read_to_string(dir.join("expected")).expect("expected");
-        let mut sections: Vec<(String, Vec<&str>, Vec<&str>)> = Vec::new();
+        let mut sections: Vec<(String, String)> = Vec::new();
         for line in expected.lines().filter(|l| !l.starts_with('#')) {
             if let Some(machine) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-                sections.push((machine.to_string(), Vec::new(), Vec::new()));
-            } else if let Some(section) = sections.last_mut() {
-                match line.split_once(' ') {
-                    Some(("test", name)) => section.1.push(name),
-                    Some(("cmdline", word)) => section.2.push(word),
-                    _ => {}
-                }
+                sections.push((machine.to_string(), String::new()));
+            } else if let Some((_, text)) = sections.last_mut() {
+                text.push_str(line);
+                text.push('\n');
             }
         }
         assert!(sections.len() > 2, "{expected}");
-        for (machine, tests, words) in &sections {
-            if machine == "all" {
-                let all: Vec<&str> = m.tests.iter().map(|t| t.name.as_str()).collect();
-                assert_eq!(&all, tests, "all tests");
-                assert_eq!(&m.kernel_args, words, "kernel arguments");
-            } else {
-                assert_eq!(&m.expected_on(machine), tests, "on {machine}");
+        for (machine, text) in sections.iter().filter(|(m, _)| m != "all") {
+            let want = Manifest::from_listing(text, Path::new("expected")).expect("a listing");
+            let got = Manifest::list(&dir.join("manifest"), machine).expect("the fixture lists");
+            assert_eq!(got.machine.as_deref(), Some(machine.as_str()));
+            assert_eq!(got.expected(), want.expected(), "on {machine}");
+            assert_eq!(got.kernel_args, want.kernel_args, "on {machine}");
+            assert_eq!(got.tests.len(), want.tests.len(), "on {machine}");
+            for (g, w) in got.tests.iter().zip(&want.tests) {
+                assert_eq!((&g.name, g.runs, g.kind()), (&w.name, w.runs, w.kind()));
+                assert_eq!(g.lines.len(), w.lines.len(), "{}", g.name);
+                for (gl, wl) in g.lines.iter().zip(&w.lines) {
+                    assert_eq!((gl.number, &gl.action), (wl.number, &wl.action));
+                    assert!(
+                        gl.origin.ends_with(&wl.origin),
+                        "{} {}",
+                        gl.origin,
+                        wl.origin
+                    );
+                }
             }
         }
-        let invalid = std::fs::read_dir(dir.join("invalid")).expect("invalid/");
         let mut refused = 0;
-        for entry in invalid {
+        for entry in std::fs::read_dir(dir.join("invalid")).expect("invalid/") {
             let path = entry.expect("entry").path();
-            assert!(Manifest::load(&path).is_err(), "{} loads", path.display());
+            let error = Manifest::list(&path, "x86_64").expect_err("refused");
+            assert!(
+                error.to_string().contains("refused by the runner's reader"),
+                "{error}"
+            );
             refused += 1;
         }
-        assert!(refused > 2);
+        assert!(refused >= 11, "{refused} invalid manifests");
     }
 
     #[test]
@@ -439,28 +416,29 @@ rust_platform@override\tload\n";
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("..")
             .join(MANIFEST_PATH);
-        let m = Manifest::load(&path).expect("the tree's manifest");
-        assert!(m.expected_on("x86_64").contains(&"kunit_rust_doctests"));
+        let m = Manifest::list(&path, "x86_64").expect("the tree's manifest");
+        assert!(m.expected().contains(&"kunit_rust_doctests"));
     }
 
     #[test]
     fn missing_and_skipped_tests() {
         let doc = parse_str(
             "KTAP version 1\n1..4\nok 1 kunit_rust_doctests\nnot ok 2 config\n\
-             ok 3 rust_platform@of # SKIP only on riscv64\nok 4 rust_platform@override\n",
+             ok 3 rust_platform@of # SKIP only on riscv64\nok 4 rust_platform@override # SKIP x\n",
         );
         assert_eq!(
-            manifest().missing_on("x86_64", &doc.tests),
-            ["rust_minimal"]
-        );
-        assert_eq!(
-            manifest().missing_on("riscv64", &doc.tests),
-            ["rust_minimal", "rust_platform@of (skipped)"]
+            manifest().missing(&doc.tests),
+            [
+                "rust_minimal",
+                "rust_platform@override (skipped)",
+                "kmemleak"
+            ]
         );
         let complete = parse_str(
-            "KTAP version 1\n1..5\nok 1 kunit_rust_doctests\nok 2 config\nok 3 rust_minimal\n\
-             ok 4 rust_platform@of # SKIP only on riscv64,aarch64\nok 5 rust_platform@override\n",
+            "KTAP version 1\n1..6\nok 1 kunit_rust_doctests\nok 2 config\nok 3 rust_minimal\n\
+             ok 4 rust_platform@of # SKIP only on riscv64,aarch64\nok 5 rust_platform@override\n\
+             ok 6 kmemleak\n",
         );
-        assert!(manifest().missing_on("x86_64", &complete.tests).is_empty());
+        assert!(manifest().missing(&complete.tests).is_empty());
     }
 }

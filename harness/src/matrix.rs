@@ -5,14 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::arch_table::OtherArch;
-use crate::ktap::{Status, TestNode};
+use crate::ktap::{Status, TestKind, TestNode};
 use crate::report::{seconds, ArchResult, KernelToolchain};
 use crate::verdict::Verdict;
-
-/// Top-level test holding the Rust KUnit doctests.
-pub const DOCTESTS: &str = "kunit_rust_doctests";
-/// Top-level test holding the kernel configuration checks.
-pub const CONFIG: &str = "config";
 
 /// Passed out of total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,8 +142,10 @@ pub fn kernel_toolchain(defconfig: &str) -> String {
     }
 }
 
-fn is_sample_module(test: &TestNode) -> bool {
-    !test.synthetic && test.name != DOCTESTS && test.name != CONFIG
+/// A runner test of checks (around a module it loads, or of the kernel
+/// alone), by its manifest lines' actions: not KUnit, not configuration.
+fn is_check_test(test: &TestNode) -> bool {
+    matches!(test.kind, Some(TestKind::Module | TestKind::Checks))
 }
 
 /// `rust_platform` for `rust_platform@of`.
@@ -156,11 +153,16 @@ fn module_name(test: &str) -> &str {
     test.split('@').next().unwrap_or(test)
 }
 
-/// Modules the tests load, and how many of them loaded every time.
+/// Modules the tests load (a `load` line), and how many of them loaded
+/// every time.
 fn loaded_modules(modules: &[&TestNode]) -> Option<Ratio> {
     let mut loaded: Vec<(&str, bool)> = Vec::new();
     for module in modules {
-        let Some(load) = module.subtest("load") else {
+        let Some(load) = module
+            .subtests
+            .iter()
+            .find(|s| s.action.as_deref() == Some("load"))
+        else {
             continue;
         };
         let ok = load.status == Status::Pass;
@@ -176,8 +178,13 @@ fn loaded_modules(modules: &[&TestNode]) -> Option<Ratio> {
     })
 }
 
-fn is_behaviour_check(name: &str) -> bool {
-    name != "load" && name != "unload" && !name.starts_with("kernel clean")
+/// A check of behaviour: a manifest line's that neither loads nor unloads
+/// (the runner's own "kernel clean" has no line).
+fn is_behaviour_check(check: &TestNode) -> bool {
+    check
+        .action
+        .as_deref()
+        .is_some_and(|a| a != "load" && a != "unload")
 }
 
 impl MatrixRow {
@@ -197,18 +204,27 @@ impl MatrixRow {
                 result: "not run".to_string(),
             };
         };
-        let doctests = result.top_level(DOCTESTS).map(|t| {
-            let c = t.counts();
-            Ratio {
-                passed: c.passed,
-                total: c.total(),
-            }
-        });
-        let modules: Vec<&TestNode> = result
+        let kunit: Vec<&TestNode> = result
             .tests
             .iter()
-            .filter(|t| is_sample_module(t))
+            .filter(|t| t.kind == Some(TestKind::Kunit))
             .collect();
+        let doctests = (!kunit.is_empty()).then(|| {
+            kunit.iter().fold(
+                Ratio {
+                    passed: 0,
+                    total: 0,
+                },
+                |r, t| {
+                    let c = t.counts();
+                    Ratio {
+                        passed: r.passed + c.passed,
+                        total: r.total + c.total(),
+                    }
+                },
+            )
+        });
+        let modules: Vec<&TestNode> = result.tests.iter().filter(|t| is_check_test(t)).collect();
         let samples_loaded = loaded_modules(&modules);
         let skipped = result
             .tests
@@ -221,11 +237,7 @@ impl MatrixRow {
             total: 0,
         };
         for module in &modules {
-            for check in module
-                .subtests
-                .iter()
-                .filter(|c| is_behaviour_check(&c.name))
-            {
+            for check in module.subtests.iter().filter(|c| is_behaviour_check(c)) {
                 // a check this kernel cannot run (SKIP) is left out
                 let c = check.counts();
                 behaviour.passed += c.passed;
@@ -356,10 +368,22 @@ ok 6 rust_print@invalid
 ok 7 rust_platform@of # SKIP only on riscv64
 ";
 
+    /// What the runner lists for the tests of RESULTS (kinds, actions).
+    const LISTING: &str = "\
+test kunit_rust_doctests\nline 1 kunit m:1\ntest config\nline 1 config m:2\n\
+test rust_minimal\nline 1 load m:3\nline 2 dmesg m:4\nline 3 unload m:5\n\
+test rust_print\nline 1 load m:6\nline 2 dmesg m:7\n\
+test rust_minimal@again\nline 1 load m:8\nline 2 unload m:9\n\
+test rust_print@invalid\nline 1 run m:10\nline 2 check m:11\n\
+skip rust_platform@of\nline 1 arch m:12\nline 2 load m:13\n";
+
     #[test]
     fn row_from_results() {
         let mut result = ArchResult::new("x86_64", "qemu");
         result.tests = parse_str(RESULTS).tests;
+        crate::manifest::Manifest::from_listing(LISTING, std::path::Path::new("l"))
+            .expect("a listing")
+            .set_sources(&mut result.tests);
         result
             .tests
             .push(TestNode::synthetic_failure("kernel-log", "x"));

@@ -353,11 +353,6 @@ impl ArchResult {
         })
     }
 
-    /// The top-level test called `name` (not a synthetic one).
-    pub fn top_level(&self, name: &str) -> Option<&TestNode> {
-        self.tests.iter().find(|t| !t.synthetic && t.name == name)
-    }
-
     pub fn write_json(&self, path: &Path) -> Result<(), HarnessError> {
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');

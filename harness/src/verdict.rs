@@ -32,7 +32,7 @@ pub enum ExitReason {
     NoKtap,
     /// The KTAP holds no test result (e.g. `1..0`).
     NoTests,
-    /// A test the manifest names for this arch is absent or skipped.
+    /// A test that must run on the image's machine is absent or skipped.
     MissingTests,
     QemuNotFound,
     ImageMissing,
@@ -157,13 +157,13 @@ pub struct RunEnding {
 }
 
 /// The first of: a kernel panic, a timeout, a console error, what the
-/// console lacks (the end sentinel, KTAP), a test that `manifest` names for
-/// `machine` missing or skipped. `ending` is None for a recorded console.
+/// console lacks (the end sentinel, KTAP), a test that must run by
+/// `manifest` (listed for the image's machine) missing or skipped. `ending`
+/// is None for a recorded console.
 pub fn infra_failure(
     outcome: &SessionOutcome,
     ending: Option<&RunEnding>,
     manifest: &Manifest,
-    machine: &str,
 ) -> Option<InfraFailure> {
     let console = console_failure(outcome);
     let panic = console
@@ -177,17 +177,13 @@ pub fn infra_failure(
                 .map(|message| InfraFailure::new(ExitReason::ConsoleError, message))
         })
         .or_else(|| console.map(|f| with_qemu_end(f, ending)))
-        .or_else(|| manifest_failure(manifest, machine, &outcome.tests))
+        .or_else(|| manifest_failure(manifest, &outcome.tests))
 }
 
 /// The tests of a completed run against its manifest: no test at all, or
-/// a test the manifest names for `machine` absent or skipped: an empty or
-/// partial run is never a pass.
-pub fn manifest_failure(
-    manifest: &Manifest,
-    machine: &str,
-    tests: &[TestNode],
-) -> Option<InfraFailure> {
+/// a test that must run absent or skipped: an empty or partial run is
+/// never a pass.
+pub fn manifest_failure(manifest: &Manifest, tests: &[TestNode]) -> Option<InfraFailure> {
     if tests.iter().all(|t| t.synthetic) {
         return Some(InfraFailure::new(
             ExitReason::NoTests,
@@ -195,7 +191,8 @@ pub fn manifest_failure(
              as kunit.py's \"no tests run\"",
         ));
     }
-    let missing = manifest.missing_on(machine, tests);
+    let missing = manifest.missing(tests);
+    let machine = manifest.machine.as_deref().unwrap_or("every machine");
     (!missing.is_empty()).then(|| {
         InfraFailure::new(
             ExitReason::MissingTests,
@@ -318,14 +315,15 @@ mod tests {
     use crate::session::outcome_of as outcome;
 
     fn manifest() -> Manifest {
-        Manifest::parse("a\tload\n", Path::new("m")).expect("valid")
+        Manifest::from_listing("machine x86_64\ntest a\nline 1 load m:1\n", Path::new("m"))
+            .expect("valid")
     }
 
     const PASSED: &str = "rust-tests: KTAP version 1\nrust-tests: 1..1\nrust-tests: ok 1 a\n\
                           rust-tests: # rust-qemu: end exit=0\n";
 
     fn kind(o: &SessionOutcome, e: Option<&RunEnding>) -> Option<ExitReason> {
-        infra_failure(o, e, &manifest(), "x86_64").map(|f| f.kind)
+        infra_failure(o, e, &manifest()).map(|f| f.kind)
     }
 
     #[test]
@@ -362,14 +360,18 @@ mod tests {
 
     #[test]
     fn empty_and_partial_runs_fail() {
-        let m = Manifest::parse("a\tload\nb\tload\n", Path::new("manifest")).expect("valid");
+        let m = Manifest::from_listing(
+            "machine x86_64\ntest a\nline 1 load m:1\ntest b\nline 1 load m:2\n",
+            Path::new("manifest"),
+        )
+        .expect("valid");
         let empty = parse_str("KTAP version 1\n1..0\n");
-        let kind = |tests: &[TestNode]| manifest_failure(&m, "x86_64", tests).map(|f| f.kind);
+        let kind = |tests: &[TestNode]| manifest_failure(&m, tests).map(|f| f.kind);
         assert_eq!(kind(&empty.tests), Some(ExitReason::NoTests));
         let kernel_log = [TestNode::synthetic_failure("kernel-log", "x")];
         assert_eq!(kind(&kernel_log), Some(ExitReason::NoTests));
         let partial = parse_str("KTAP version 1\n1..1\nnot ok 1 a\n");
-        let failure = manifest_failure(&m, "x86_64", &partial.tests).expect("partial");
+        let failure = manifest_failure(&m, &partial.tests).expect("partial");
         assert_eq!(failure.kind, ExitReason::MissingTests);
         assert_eq!(
             failure.message,
@@ -455,7 +457,7 @@ mod tests {
             stderr_tail: Some("qemu: oops".into()),
             ..RunEnding::default()
         };
-        let failure = infra_failure(&outcome("boot\n"), Some(&ending), &manifest(), "x86_64")
+        let failure = infra_failure(&outcome("boot\n"), Some(&ending), &manifest())
             .expect("missing sentinel");
         assert!(
             failure
@@ -464,8 +466,8 @@ mod tests {
             "{}",
             failure.message
         );
-        let failure = infra_failure(&outcome("boot\n"), None, &manifest(), "x86_64")
-            .expect("missing sentinel");
+        let failure =
+            infra_failure(&outcome("boot\n"), None, &manifest()).expect("missing sentinel");
         assert!(!failure.message.contains("QEMU"), "{}", failure.message);
     }
 }

@@ -33,9 +33,10 @@ define RUST_TESTS_INSTALL_TARGET_CMDS
 	$(TARGET_MAKE_ENV) $(MAKE) -C $(@D) DESTDIR=$(TARGET_DIR) $(RUST_TESTS_MAKE_OPTS) install
 endef
 
-# Once every package has installed: the modules the boot tests load on
+# Once every package has installed: the listing of the boot tests on
 # this machine (BR2_PACKAGE_RUST_TESTS_MACHINE; this manifest and the
-# drop-ins of other packages) are in the target.
+# drop-ins of other packages) goes beside the manifest, for the harness,
+# and the modules they load must be in the target.
 define RUST_TESTS_CHECK_MODULES
 	$(RUST_TESTS_PKGDIR)/check-modules.sh $(TARGET_DIR) $(RUST_TESTS_DIR)/manifest-list \
 		"$(call qstrip,$(BR2_PACKAGE_RUST_TESTS_MACHINE))"

@@ -4,12 +4,13 @@
  * parser (manifest.c), so that no other reader of the manifest's grammar
  * is needed at build time.
  *   manifest-list MANIFEST [MACHINE]
- * prints one line per item: "test NAME" for each top-level test (with
- * MACHINE: those that run there; the others SKIP), then "module NAME" for
- * each line of it that loads its module (load, cycle: NAME is the test's
- * name up to an "@") and "cmdline WORD" for each word it expects on the
- * kernel command line. Exit 1 (with the parser's message)
- * if the manifest is invalid.
+ * prints one line per item (manifest.h, manifest_list): each top-level
+ * test (with MACHINE: whether it runs there), each of its lines (action,
+ * origin), the modules it loads and the words it expects on the kernel
+ * command line. The build writes it into the image for its machine
+ * (check-modules.sh), where the harness reads it; the harness runs it on a
+ * manifest file given to it. Exit 1 (with the parser's message) if the
+ * manifest is invalid.
  */
 #include "manifest.h"
 

@@ -214,14 +214,19 @@ void manifest_list(const struct manifest *m, const char *machine, FILE *out)
 {
 	char value[256];
 
+	if (machine)
+		fprintf(out, "machine %s\n", machine);
 	for (size_t s = 0, e; s < m->count; s = e) {
+		bool on = !machine || manifest_group_on(m, s, machine, value, sizeof(value));
+
 		e = manifest_group_end(m, s);
-		if (machine && !manifest_group_on(m, s, machine, value, sizeof(value)))
-			continue;
-		fprintf(out, "test %s\n", m->checks[s].test);
+		fprintf(out, "%s %s\n", on ? "test" : "skip", m->checks[s].test);
 		for (size_t i = s; i < e; i++) {
 			const struct check *c = &m->checks[i];
 
+			fprintf(out, "line %zu %s %s\n", i - s + 1, names[c->action], c->origin);
+			if (!on)
+				continue;
 			if (c->action == ACTION_LOAD || c->action == ACTION_CYCLE)
 				fprintf(out, "module %.*s\n", (int)strcspn(c->test, "@"), c->test);
 			else if (c->action == ACTION_CMDLINE)

@@ -61,10 +61,16 @@ int manifest_load(const char *path, struct manifest *m);
 bool manifest_group_on(const struct manifest *m, size_t start, const char *machine,
 		       char *value, size_t size);
 /*
- * The manifest as lines (manifest-list, testdata/conformance/expected):
- * "test NAME" per top-level test that runs on machine (NULL: every test),
- * then "module NAME" for each of its lines that loads its module and
- * "cmdline WORD" for each word it expects on the kernel command line.
+ * The manifest as the build host and the harness read it (manifest-list;
+ * testdata/conformance/expected), one item per line:
+ *   machine M		first, if listed for machine M (NULL: every test runs)
+ *   test NAME		a top-level test that runs on the machine, or
+ *   skip NAME		one its "arch" line skips there; then, for each of its lines:
+ *   line N ACTION ORIGIN	its N-th line, the runner's subtest N: the action and
+ *			"<file>:<line>" (the rest of the line)
+ *   module NAME	(a test that runs) this line loads its module (load, cycle)
+ *   cmdline WORD	(a test that runs) this line expects WORD on the kernel
+ *			command line
  */
 void manifest_list(const struct manifest *m, const char *machine, FILE *out);
 /* Parse one line; 0 if a check, 1 if blank or comment, -1 if invalid. */

@@ -205,8 +205,9 @@ static void test_manifest_include(void)
 }
 
 /* The manifest grammar's conformance fixture (testdata/conformance/): the
- * reading of manifest is expected's, every file of invalid/ is refused. The
- * harness's tests read the same files. */
+ * listing of manifest is expected's, every file of invalid/ is refused. The
+ * harness's tests read expected as listings and run manifest-list on the
+ * same files. */
 static void test_conformance(void)
 {
 	const char *dir = "testdata/conformance";
