@@ -164,10 +164,14 @@ static int load_file(const char *path, struct manifest *m)
 	return rc;
 }
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
 /* Why the test (group) from start to end is malformed, or NULL. */
 static const char *group_error(const struct manifest *m, size_t start, size_t end, size_t *at)
 {
 	enum action first = m->checks[start].action;
+	size_t expects = first == ACTION_EXPECT;
 
 	for (size_t i = 0; i < start; i++) {
 		*at = start;
@@ -185,6 +189,8 @@ static const char *group_error(const struct manifest *m, size_t start, size_t en
 			return "config lines form a test of their own";
 		if (m->checks[*at - 1].action == ACTION_EXPECT && a != ACTION_EXPECT)
 			return "expect lines end their test";
+		if (a == ACTION_EXPECT && ++expects > MANIFEST_MAX_EXPECT)
+			return "at most " STRINGIFY(MANIFEST_MAX_EXPECT) " expect lines in a test";
 	}
 	return NULL;
 }

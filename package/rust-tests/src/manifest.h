@@ -31,6 +31,9 @@ enum action {
 			 * this line's result, leave it out, with the W taint it adds */
 };
 
+/* The problem reports one test may expect ("expect" lines) */
+#define MANIFEST_MAX_EXPECT 16
+
 struct check {
 	char test[128];		/* "<module>" or "<module>@<variant>" */
 	enum action action;

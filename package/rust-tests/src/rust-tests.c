@@ -445,13 +445,13 @@ static bool run_module_group(struct group *g, int number)
 		module_unload(g->module);
 	if (loads) {
 		unsigned long taint_after = taint(), same;
-		const char *expected[16];
+		const char *expected[MANIFEST_MAX_EXPECT];
 		size_t n_expected = 0;
 		char seen[700];
 		struct outcome clean;
 		bool excused;
 
-		for (size_t i = 0; i < g->count && n_expected < 16; i++)
+		for (size_t i = 0; i < g->count && n_expected < MANIFEST_MAX_EXPECT; i++)
 			if (g->checks[i].action == ACTION_EXPECT)
 				expected[n_expected++] = g->checks[i].arg;
 		kmsg_read_new(g->kmsg_fd, &g->log);
