@@ -6,6 +6,12 @@
 : "${RUST_QEMU_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/br-rust-qemu}"
 say() { printf '>>> %s: %s\n' "${me:?}" "$*"; }
 warn() { printf '%s: warning: %s\n' "${me:?}" "$*" >&2; }
+# debian_packages TOP: TOP/support/debian-packages.txt with the compiler
+# majors GCC_VERSION and LLVM_VERSION (support/versions.env, sourced first)
+# in place of @GCC@ and @LLVM@
+debian_packages() {
+	sed -e "s/@GCC@/${GCC_VERSION:?}/g" -e "s/@LLVM@/${LLVM_VERSION:?}/g" "$1/support/debian-packages.txt"
+}
 # die MESSAGE [HINT...]: the error, then each hint (what to do) on a line
 die() {
 	printf '%s: ERROR: %s\n' "${me:?}" "$1" >&2

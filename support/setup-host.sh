@@ -27,16 +27,16 @@ OFFLINE=${OFFLINE:-0}
 	say "warning: this is not Debian 12 ($(cat /etc/debian_version)); continuing"
 
 # --- apt sources and packages
-list=$top/support/debian-packages.txt
-packages=$(sed -e '/# qemu$/d' -e '/# check$/d' -e 's/#.*//' "$list")
+list=$(debian_packages "$top")
+packages=$(printf '%s\n' "$list" | sed -e '/# qemu$/d' -e '/# check$/d' -e 's/#.*//')
 check_pkgs=
-[ "$purpose" != check ] || check_pkgs=$(sed -n 's/ *# check$//p' "$list")
+[ "$purpose" != check ] || check_pkgs=$(printf '%s\n' "$list" | sed -n 's/ *# check$//p')
 # qemu-system must come from the suite qemu-utils came from (versions match).
 qemu_suite=bookworm
 case $(dpkg-query -W -f '${Version}' qemu-utils 2>/dev/null || true) in
 *bpo12*) qemu_suite=bookworm-backports ;;
 esac
-qemu_pkgs=$(sed -n 's/ *# qemu$//p' "$list")
+qemu_pkgs=$(printf '%s\n' "$list" | sed -n 's/ *# qemu$//p')
 # later QEMU packages split qemu-system-riscv out of qemu-system-misc
 [ "$qemu_suite" = bookworm-backports ] && qemu_pkgs="$qemu_pkgs qemu-system-riscv"
 

@@ -15,9 +15,12 @@ RUST_TESTS_DEPENDENCIES = \
 
 # aarch64: also compat32, a static 32-bit ARM program for the compat-ioctl
 # check (the kernel's AArch32 entry), built with Debian's armhf cross
-# compiler, the arm defconfig's toolchain (support/debian-packages.txt)
+# compiler, the arm defconfig's toolchain (support/debian-packages.txt; its
+# major: GCC_VERSION of support/versions.env)
 ifeq ($(BR2_aarch64),y)
-RUST_TESTS_MAKE_OPTS = CC32=arm-linux-gnueabihf-gcc-12
+RUST_TESTS_GCC_VERSION := \
+	$(shell sed -n 's/^GCC_VERSION=//p' $(BR2_EXTERNAL_RUST_QEMU_PATH)/support/versions.env)
+RUST_TESTS_MAKE_OPTS = CC32=arm-linux-gnueabihf-gcc-$(RUST_TESTS_GCC_VERSION)
 # a 32-bit ARM program on purpose, which check-bin-arch would refuse (it
 # excludes directories: this one holds compat32 only)
 RUST_TESTS_BIN_ARCH_EXCLUDE = /usr/libexec/rust-tests

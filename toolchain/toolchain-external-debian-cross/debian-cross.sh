@@ -25,7 +25,7 @@ me=debian-cross
 cache=$RUST_QEMU_CACHE
 
 # The Debian packages of this toolchain: support/debian-packages.txt.
-pkgs=$(sed -n "s/ *# toolchain $triplet\$//p" "$here/../../support/debian-packages.txt")
+pkgs=$(debian_packages "$here/../.." | sed -n "s/ *# toolchain $triplet\$//p")
 if [ -z "$pkgs" ]; then
 	echo "debian-cross.sh: no Debian cross toolchain known for '$triplet'" \
 		"(support/debian-packages.txt has no '# toolchain $triplet' line)" >&2
