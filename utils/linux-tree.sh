@@ -11,7 +11,7 @@
 # its own. Usage: linux-tree.sh DIR
 set -eu
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:?usage: linux-tree.sh DIR}
 # shellcheck source=support/versions.env
 . "$top/support/versions.env"
@@ -40,7 +40,7 @@ if [ -e "$dir" ]; then
 	LINUX_TREE=$dir "$top/linux/kernel-source.sh" check
 	[ -z "$(g status --porcelain)" ] ||
 		die "$dir has uncommitted changes: commit them (then make linux-patches) or stash them; nothing was changed"
-	if "$top/support/scripts/linux-patches.sh" --same "$dir"; then
+	if "$top/utils/linux-patches.sh" --same "$dir"; then
 		g tag -f rust-qemu-series >/dev/null
 		say "$dir holds patches/linux/ already: nothing to do"
 		exit 0

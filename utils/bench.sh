@@ -14,7 +14,7 @@
 # (--kunit-only: those two, on the existing outputs).
 set -eu
 
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 out=output/bench
 mkdir -p "$out"
 raw=$out/figures.tsv	# "<arch>\t<figure>\t<value>", one figure a line
@@ -126,7 +126,7 @@ step_s() {
 tree_compare() {
 	tree=$PWD/$out/linux-tree
 	rm -rf "$tree" "$tree.tmp"
-	support/scripts/linux-tree.sh "$tree" >"$out/linux-tree.log" 2>&1
+	utils/linux-tree.sh "$tree" >"$out/linux-tree.log" 2>&1
 	export LINUX_TREE="$tree"
 	make retest ARCH=all >"$out/retest-tree-switch.log" 2>&1 || :
 	touch "$tree/rust/kernel/print.rs"

