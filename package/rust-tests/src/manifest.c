@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "manifest.h"
-#include "checks.h"
+#include "probes.h"
 #include "params.h"
 
 #include <dirent.h>
@@ -22,7 +22,7 @@ const char *action_name(enum action a)
 	return names[a];
 }
 
-const char *check_name(const struct check *c)
+const char *step_name(const struct step *c)
 {
 	static char name[600];
 
@@ -30,7 +30,7 @@ const char *check_name(const struct check *c)
 	return name;
 }
 
-int manifest_parse_line(const char *line, struct check *c)
+int manifest_parse_line(const char *line, struct step *c)
 {
 	char action[32];
 	int n = 0;
@@ -57,7 +57,7 @@ int manifest_parse_line(const char *line, struct check *c)
 
 static int load_file(const char *path, struct manifest *m);
 
-const char *manifest_check_error(const struct check *c)
+const char *manifest_step_error(const struct step *c)
 {
 	char params[4096], *end;
 
@@ -75,8 +75,8 @@ const char *manifest_check_error(const struct check *c)
 			return "read needs a path and the value of its first line";
 		break;
 	case ACTION_CHECK:
-		if (!check_known(c->arg))
-			return "no such check (checks.c)";
+		if (!probe_known(c->arg))
+			return "no such probe (probes.c)";
 		break;
 	default:
 		break;
@@ -117,14 +117,14 @@ static int load_dir(const char *path, const char *dir, struct manifest *m)
 	return rc;
 }
 
-static int add_check(struct manifest *m, const struct check *c)
+static int add_step(struct manifest *m, const struct step *c)
 {
-	struct check *checks = realloc(m->checks, (m->count + 1) * sizeof(*checks));
+	struct step *steps = realloc(m->steps, (m->count + 1) * sizeof(*steps));
 
-	if (!checks)
+	if (!steps)
 		return -1;
-	m->checks = checks;
-	m->checks[m->count++] = *c;
+	m->steps = steps;
+	m->steps[m->count++] = *c;
 	return 0;
 }
 
@@ -139,7 +139,7 @@ static int load_file(const char *path, struct manifest *m)
 		return -1;
 	}
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		struct check c;
+		struct step c;
 		int parsed = manifest_parse_line(line, &c);
 
 		number++;
@@ -150,15 +150,15 @@ static int load_file(const char *path, struct manifest *m)
 			rc = load_dir(path, dir, m);
 			continue;
 		}
-		if (parsed < 0 || manifest_check_error(&c)) {
+		if (parsed < 0 || manifest_step_error(&c)) {
 			fprintf(stderr, "%s:%d: %s: %s", path, number,
-				parsed < 0 ? "not '<test> <action> [argument]'" : manifest_check_error(&c),
+				parsed < 0 ? "not '<test> <action> [argument]'" : manifest_step_error(&c),
 				line);
 			rc = -1;
 			break;
 		}
 		snprintf(c.origin, sizeof(c.origin), "%.150s:%d", path, number);
-		rc = add_check(m, &c);
+		rc = add_step(m, &c);
 	}
 	fclose(f);
 	return rc;
@@ -170,16 +170,16 @@ static int load_file(const char *path, struct manifest *m)
 /* Why the test (group) from start to end is malformed, or NULL. */
 static const char *group_error(const struct manifest *m, size_t start, size_t end, size_t *at)
 {
-	enum action first = m->checks[start].action;
+	enum action first = m->steps[start].action;
 	size_t expects = first == ACTION_EXPECT;
 
 	for (size_t i = 0; i < start; i++) {
 		*at = start;
-		if (strcmp(m->checks[i].test, m->checks[start].test) == 0)
+		if (strcmp(m->steps[i].test, m->steps[start].test) == 0)
 			return "a test's lines must be together (it has lines above)";
 	}
 	for (*at = start + 1; *at < end; (*at)++) {
-		enum action a = m->checks[*at].action;
+		enum action a = m->steps[*at].action;
 
 		if (a == ACTION_ARCH)
 			return "arch must be the first line of its test";
@@ -187,7 +187,7 @@ static const char *group_error(const struct manifest *m, size_t start, size_t en
 			return "kunit must be alone in its test";
 		if ((first == ACTION_CONFIG) != (a == ACTION_CONFIG))
 			return "config lines form a test of their own";
-		if (m->checks[*at - 1].action == ACTION_EXPECT && a != ACTION_EXPECT)
+		if (m->steps[*at - 1].action == ACTION_EXPECT && a != ACTION_EXPECT)
 			return "expect lines end their test";
 		if (a == ACTION_EXPECT && ++expects > MANIFEST_MAX_EXPECT)
 			return "at most " STRINGIFY(MANIFEST_MAX_EXPECT) " expect lines in a test";
@@ -208,7 +208,7 @@ int manifest_load(const char *path, struct manifest *m)
 		e = manifest_group_end(m, s);
 		error = group_error(m, s, e, &at);
 		if (error) {
-			fprintf(stderr, "%s: %s: %s\n", m->checks[at].origin, error, m->checks[at].test);
+			fprintf(stderr, "%s: %s: %s\n", m->steps[at].origin, error, m->steps[at].test);
 			manifest_free(m);
 			return -1;
 		}
@@ -226,9 +226,9 @@ void manifest_list(const struct manifest *m, const char *machine, FILE *out)
 		bool on = !machine || manifest_group_on(m, s, machine, value, sizeof(value));
 
 		e = manifest_group_end(m, s);
-		fprintf(out, "%s %s\n", on ? "test" : "skip", m->checks[s].test);
+		fprintf(out, "%s %s\n", on ? "test" : "skip", m->steps[s].test);
 		for (size_t i = s; i < e; i++) {
-			const struct check *c = &m->checks[i];
+			const struct step *c = &m->steps[i];
 
 			fprintf(out, "line %zu %s %s\n", i - s + 1, names[c->action], c->origin);
 			if (!on)
@@ -244,7 +244,7 @@ void manifest_list(const struct manifest *m, const char *machine, FILE *out)
 bool manifest_group_on(const struct manifest *m, size_t start, const char *machine,
 		       char *value, size_t size)
 {
-	const struct check *first = &m->checks[start];
+	const struct step *first = &m->steps[start];
 
 	snprintf(value, size, "%s", "");
 	return first->action != ACTION_ARCH || machine_listed(first->arg, machine, value, size);
@@ -254,15 +254,15 @@ size_t manifest_group_end(const struct manifest *m, size_t start)
 {
 	size_t end = start + 1;
 
-	while (end < m->count && strcmp(m->checks[end].test, m->checks[start].test) == 0)
+	while (end < m->count && strcmp(m->steps[end].test, m->steps[start].test) == 0)
 		end++;
 	return end;
 }
 
 void manifest_free(struct manifest *m)
 {
-	free(m->checks);
-	m->checks = NULL;
+	free(m->steps);
+	m->steps = NULL;
 	m->count = 0;
 }
 

@@ -19,7 +19,7 @@ enum action {
 	ACTION_ABSENT,	/* absent PATH */
 	ACTION_READ,	/* read PATH VALUE: the file's first line is VALUE */
 	ACTION_RUN,	/* run COMMAND: sh -c COMMAND exits 0 */
-	ACTION_CHECK,	/* check NAME [ARGS]: a behaviour check of checks.c */
+	ACTION_CHECK,	/* check NAME [ARGS]: run the probe NAME of probes.c (a behaviour check) */
 	ACTION_CMDLINE,	/* cmdline WORD: the kernel command line has WORD (the harness puts every
 			 * cmdline line's WORD there: test inputs beside their expectations) */
 	ACTION_ARCH,	/* arch M[=V][,M[=V]...] (first in its test): only on those `uname -m` ("um" under
@@ -34,7 +34,8 @@ enum action {
 /* The problem reports one test may expect ("expect" lines) */
 #define MANIFEST_MAX_EXPECT 16
 
-struct check {
+/* One line of the manifest: a step of a top-level test, its subtest N */
+struct step {
 	char test[128];		/* "<module>" or "<module>@<variant>" */
 	enum action action;
 	char arg[512];
@@ -42,7 +43,7 @@ struct check {
 };
 
 struct manifest {
-	struct check *checks;
+	struct step *steps;
 	size_t count;
 };
 
@@ -76,16 +77,16 @@ bool manifest_group_on(const struct manifest *m, size_t start, const char *machi
  *			command line
  */
 void manifest_list(const struct manifest *m, const char *machine, FILE *out);
-/* Parse one line; 0 if a check, 1 if blank or comment, -1 if invalid. */
-int manifest_parse_line(const char *line, struct check *c);
-/* Why a parsed check's argument is invalid for its action, or NULL. */
-const char *manifest_check_error(const struct check *c);
-/* Index after the group of consecutive checks with the same test as start. */
+/* Parse one line into a step; 0 if a step, 1 if blank or comment, -1 if invalid. */
+int manifest_parse_line(const char *line, struct step *c);
+/* Why a parsed step's argument is invalid for its action, or NULL. */
+const char *manifest_step_error(const struct step *c);
+/* Index after the group (a top-level test) of consecutive steps with the same test as start. */
 size_t manifest_group_end(const struct manifest *m, size_t start);
 void manifest_free(struct manifest *m);
 const char *action_name(enum action a);
-/* A subtest name for a check: "dmesg: TEXT", "load", ... */
-const char *check_name(const struct check *c);
+/* A subtest name for a step: "dmesg: TEXT", "load", ... */
+const char *step_name(const struct step *c);
 /*
  * Whether machine is one of list's comma-separated "name" or "name=value"
  * items ("arch" action); its value (or "") in value[size]. A list that

@@ -171,7 +171,7 @@ static bool compare(const struct load_state *c, const struct load_state *rust, c
 	return same(c, rust);
 }
 
-bool check_param_twin(const char *args, char *expected, char *seen, size_t size)
+bool probe_param_twin(const char *args, char *expected, char *seen, size_t size)
 {
 	static struct load_state c, rust;
 	static char params[8192];
@@ -205,7 +205,7 @@ static bool write_outcome(const char *module, const char *name, const char *valu
 	return unload(module, seen, size);
 }
 
-bool check_param_write_twin(const char *args, char *expected, char *seen, size_t size)
+bool probe_param_write_twin(const char *args, char *expected, char *seen, size_t size)
 {
 	static struct load_state c, rust;
 	static char value[8192];

@@ -10,9 +10,9 @@
 #include <stddef.h>
 
 /* param-twin ARGS: loading both with ARGS has the same outcome. */
-bool check_param_twin(const char *args, char *expected, char *seen, size_t size);
+bool probe_param_twin(const char *args, char *expected, char *seen, size_t size);
 /* param-write-twin NAME VALUE: writing VALUE to NAME in sysfs has the same outcome. */
-bool check_param_write_twin(const char *args, char *expected, char *seen, size_t size);
+bool probe_param_write_twin(const char *args, char *expected, char *seen, size_t size);
 /*
  * Decode an argument of these checks into out[size]: \xNN is that byte, \\ a
  * backslash, {c*N} the character c N times. Returns its length, or -1.

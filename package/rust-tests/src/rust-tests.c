@@ -2,7 +2,7 @@
 /*
  * rust-tests: the on-target runner of the boot tests.
  *
- * Reads a manifest (data: one check per line, "<test> <action> [argument]";
+ * Reads a manifest (data: one step per line, "<test> <action> [argument]";
  * consecutive lines with the same <test> form one top-level KTAP test) and
  * prints KTAP results. For a test that loads a module (or runs a behaviour
  * check, which may load one itself), a final subtest checks that the kernel
@@ -10,7 +10,7 @@
  * kernel log, taint unchanged, but for the report its "expect" lines
  * name. See docs/test-protocol.md.
  */
-#include "checks.h"
+#include "probes.h"
 #include "kmsg.h"
 #include "ktap.h"
 #include "manifest.h"
@@ -38,7 +38,7 @@ static bool quick;
 struct group {
 	const char *test;	/* top-level test name */
 	char module[128];	/* module of "<module>[@variant]" */
-	const struct check *checks;
+	const struct step *steps;
 	size_t count;
 	struct kmsg_log log;	/* kernel log since the group started */
 	int kmsg_fd;
@@ -61,7 +61,7 @@ static void diag(int depth, const char *expected, const char *seen)
 struct outcome {
 	bool ok;
 	char skip[600];
-	char expected[800];	/* as large as seen: check_run() fills both */
+	char expected[800];	/* as large as seen: probe_run() fills both */
 	char seen[800];
 };
 
@@ -229,7 +229,7 @@ static bool module_cycle(const char *module, int times, int *done, char *why, si
  * the param checks' arguments (\xNN, {c*N}), by the system call: no
  * process per load.
  */
-static void act_load(struct group *g, const struct check *c, struct outcome *o)
+static void act_load(struct group *g, const struct step *c, struct outcome *o)
 {
 	char params[4096], what[700];
 	int err = params_decode(c->arg, params, sizeof(params)) < 0 ? E2BIG : module_load(g->module, params);
@@ -244,7 +244,7 @@ static void act_load(struct group *g, const struct check *c, struct outcome *o)
 }
 
 /* unload: as rmmod, by the system call */
-static void act_unload(struct group *g, const struct check *c, struct outcome *o)
+static void act_unload(struct group *g, const struct step *c, struct outcome *o)
 {
 	int err = module_unload(g->module);
 
@@ -255,7 +255,7 @@ static void act_unload(struct group *g, const struct check *c, struct outcome *o
 		fail(o, "the module unloads", strerror(err));
 }
 
-static void act_cycle(struct group *g, const struct check *c, struct outcome *o)
+static void act_cycle(struct group *g, const struct step *c, struct outcome *o)
 {
 	int times = atoi(c->arg), done = 0;
 	char why[512], expected[64], seen[600];
@@ -271,7 +271,7 @@ static void act_cycle(struct group *g, const struct check *c, struct outcome *o)
 }
 
 /* A dmesg or bootlog check: a line of log contains the check's text. */
-static void log_check(const struct check *c, const struct kmsg_log *log, const char *missing,
+static void log_check(const struct step *c, const struct kmsg_log *log, const char *missing,
 		      struct outcome *o)
 {
 	char expected[600];
@@ -283,12 +283,12 @@ static void log_check(const struct check *c, const struct kmsg_log *log, const c
 	}
 }
 
-static void act_dmesg(struct group *g, const struct check *c, struct outcome *o)
+static void act_dmesg(struct group *g, const struct step *c, struct outcome *o)
 {
 	log_check(c, &g->log, "no such line since the test started", o);
 }
 
-static void act_expect(struct group *g, const struct check *c, struct outcome *o)
+static void act_expect(struct group *g, const struct step *c, struct outcome *o)
 {
 	char expected[600];
 
@@ -299,7 +299,7 @@ static void act_expect(struct group *g, const struct check *c, struct outcome *o
 	}
 }
 
-static void act_bootlog(struct group *g, const struct check *c, struct outcome *o)
+static void act_bootlog(struct group *g, const struct step *c, struct outcome *o)
 {
 	struct kmsg_log boot = { 0 };
 	int fd = kmsg_open_at_start();
@@ -315,17 +315,17 @@ static void act_bootlog(struct group *g, const struct check *c, struct outcome *
 }
 
 /* exists PATH, absent PATH */
-static void act_path(struct group *g, const struct check *c, struct outcome *o)
+static void act_path(struct group *g, const struct step *c, struct outcome *o)
 {
 	bool exists = access(c->arg, F_OK) == 0;
 
 	(void)g;
 	o->ok = exists == (c->action == ACTION_EXISTS);
 	if (!o->ok)
-		fail(o, check_name(c), exists ? "it exists" : "it does not exist");
+		fail(o, step_name(c), exists ? "it exists" : "it does not exist");
 }
 
-static void act_read(struct group *g, const struct check *c, struct outcome *o)
+static void act_read(struct group *g, const struct step *c, struct outcome *o)
 {
 	char path[256], want[256], out[512];
 	bool readable;
@@ -339,7 +339,7 @@ static void act_read(struct group *g, const struct check *c, struct outcome *o)
 		fail(o, want, readable ? out : "(cannot read)");
 }
 
-static void act_run(struct group *g, const struct check *c, struct outcome *o)
+static void act_run(struct group *g, const struct step *c, struct outcome *o)
 {
 	char out[512], seen[600];
 	int rc = run_shell(c->arg, out, sizeof(out));
@@ -352,7 +352,7 @@ static void act_run(struct group *g, const struct check *c, struct outcome *o)
 	}
 }
 
-static void act_cmdline(struct group *g, const struct check *c, struct outcome *o)
+static void act_cmdline(struct group *g, const struct step *c, struct outcome *o)
 {
 	char cmdline[4096];
 	size_t n = strlen(c->arg);
@@ -367,25 +367,25 @@ static void act_cmdline(struct group *g, const struct check *c, struct outcome *
 }
 
 /* arch: first in its group (main() skips the group on other machines) */
-static void act_arch(struct group *g, const struct check *c, struct outcome *o)
+static void act_arch(struct group *g, const struct step *c, struct outcome *o)
 {
 	o->ok = on_machine(c->arg, g->value, sizeof(g->value));
 	if (!o->ok)
 		fail(o, "this machine (uname -m, or um)", "another one");
 }
 
-static void act_check(struct group *g, const struct check *c, struct outcome *o)
+static void act_check(struct group *g, const struct step *c, struct outcome *o)
 {
 	(void)g;
-	if (check_skipped(c->arg, o->skip, sizeof(o->skip))) {
+	if (probe_skipped(c->arg, o->skip, sizeof(o->skip))) {
 		o->ok = true;
 		return;
 	}
-	o->ok = check_run(c->arg, o->expected, o->seen, sizeof(o->seen));
+	o->ok = probe_run(c->arg, o->expected, o->seen, sizeof(o->seen));
 }
 
 /* The actions of a module group (kunit and config form groups of their own). */
-static void (*const actions[])(struct group *, const struct check *, struct outcome *) = {
+static void (*const actions[])(struct group *, const struct step *, struct outcome *) = {
 	[ACTION_LOAD] = act_load,	[ACTION_UNLOAD] = act_unload,
 	[ACTION_CYCLE] = act_cycle,	[ACTION_DMESG] = act_dmesg,
 	[ACTION_BOOTLOG] = act_bootlog,	[ACTION_EXISTS] = act_path,
@@ -396,9 +396,9 @@ static void (*const actions[])(struct group *, const struct check *, struct outc
 };
 
 /* One line of a module group: runs it, reports its result, true if ok. */
-static bool run_line(struct group *g, const struct check *manifest_check, int number)
+static bool run_line(struct group *g, const struct step *manifest_step, int number)
 {
-	struct check expanded = *manifest_check, *c = &expanded;
+	struct step expanded = *manifest_step, *c = &expanded;
 	struct outcome o = { 0 };
 	const char *name;
 
@@ -411,7 +411,7 @@ static bool run_line(struct group *g, const struct check *manifest_check, int nu
 		actions[c->action](g, c, &o);
 	}
 	name = c->action == ACTION_LOAD || c->action == ACTION_UNLOAD ?
-	       action_name(c->action) : check_name(c);
+	       action_name(c->action) : step_name(c);
 	return report(1, number, name, &o);
 }
 
@@ -426,17 +426,17 @@ static bool run_module_group(struct group *g, int number)
 	ktap_line(1, "KTAP version 1");
 	ktap_line(1, "# Subtest: %s", g->test);
 	for (size_t i = 0; i < g->count; i++)
-		loads |= g->checks[i].action == ACTION_LOAD || g->checks[i].action == ACTION_CYCLE ||
-			 g->checks[i].action == ACTION_CHECK;
+		loads |= g->steps[i].action == ACTION_LOAD || g->steps[i].action == ACTION_CYCLE ||
+			 g->steps[i].action == ACTION_CHECK;
 	ktap_line(1, "1..%zu", g->count + (loads ? 1 : 0));
 	for (size_t i = 0; i < g->count; i++) {
-		const struct check *c = &g->checks[i];
+		const struct step *c = &g->steps[i];
 
 		if (g->load_failed && c->action != ACTION_LOAD && c->action != ACTION_CYCLE) {
 			/* The module did not load: its checks cannot run. */
 			struct outcome skip = passed("SKIP the module did not load");
 
-			report(1, ++n, check_name(c), &skip);
+			report(1, ++n, step_name(c), &skip);
 			continue;
 		}
 		ok &= run_line(g, c, ++n);
@@ -452,8 +452,8 @@ static bool run_module_group(struct group *g, int number)
 		bool excused;
 
 		for (size_t i = 0; i < g->count && n_expected < MANIFEST_MAX_EXPECT; i++)
-			if (g->checks[i].action == ACTION_EXPECT)
-				expected[n_expected++] = g->checks[i].arg;
+			if (g->steps[i].action == ACTION_EXPECT)
+				expected[n_expected++] = g->steps[i].arg;
 		kmsg_read_new(g->kmsg_fd, &g->log);
 		problem = kmsg_find_problem(&g->log, expected, n_expected, &excused);
 		same = excused ? ~TAINT_WARN : ~0UL;
@@ -477,7 +477,7 @@ static bool run_kunit_group(const struct group *g, int number)
 	FILE *f;
 	int n = 0;
 
-	snprintf(path, sizeof(path), KUNIT_DEBUGFS "/%s/results", g->checks[0].arg);
+	snprintf(path, sizeof(path), KUNIT_DEBUGFS "/%s/results", g->steps[0].arg);
 	f = fopen(path, "r");
 	if (!f) {
 		o = result(false, path, "missing: is debugfs mounted, CONFIG_KUNIT_DEBUGFS set, the suite built in?");
@@ -517,10 +517,10 @@ static bool run_config_group(const struct group *g, int number)
 	for (size_t i = 0; i < g->count; i++) {
 		char want[600];
 
-		snprintf(want, sizeof(want), "\n%s\n", g->checks[i].arg);
-		line = result(strstr(config, want) != NULL, g->checks[i].arg,
+		snprintf(want, sizeof(want), "\n%s\n", g->steps[i].arg);
+		line = result(strstr(config, want) != NULL, g->steps[i].arg,
 			      *config ? "not in /proc/config.gz" : "no /proc/config.gz");
-		ok &= report(1, (int)i + 1, g->checks[i].arg, &line);
+		ok &= report(1, (int)i + 1, g->steps[i].arg, &line);
 	}
 	line = result(ok, NULL, NULL);
 	return report(0, number, g->test, &line);
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
 				perror("rust-tests: /dev/kmsg, using stdout");
 		} else if (strcmp(argv[i], "--quick") == 0) {
 			quick = true;
-			checks_set_quick();
+			probes_set_quick();
 		} else if (strcmp(argv[i], "--force") == 0) {
 			force = true;
 		} else if (strcmp(argv[i], "--manifest") == 0 && i + 1 < argc) {
@@ -588,11 +588,11 @@ int main(int argc, char **argv)
 		return 2;
 
 	for (size_t s = 0; s < m.count; s = manifest_group_end(&m, s))
-		total += selected(m.checks[s].test, argc, argv, i);
+		total += selected(m.steps[s].test, argc, argv, i);
 	ktap_line(0, "KTAP version 1");
 	ktap_line(0, "1..%d", total);
 	for (size_t s = 0, e; s < m.count; s = e) {
-		struct group g = { .test = m.checks[s].test, .checks = &m.checks[s] };
+		struct group g = { .test = m.steps[s].test, .steps = &m.steps[s] };
 
 		e = manifest_group_end(&m, s);
 		if (!selected(g.test, argc, argv, i))
@@ -600,9 +600,9 @@ int main(int argc, char **argv)
 		g.count = e - s;
 		snprintf(g.module, sizeof(g.module), "%.*s", (int)strcspn(g.test, "@"), g.test);
 		g.kmsg_fd = kmsg_open_at_end();
-		if (g.checks[0].action == ACTION_ARCH &&
-		    !on_machine(g.checks[0].arg, g.value, sizeof(g.value))) {
-			const char *arg = g.checks[0].arg;
+		if (g.steps[0].action == ACTION_ARCH &&
+		    !on_machine(g.steps[0].arg, g.value, sizeof(g.value))) {
+			const char *arg = g.steps[0].arg;
 			char why[200];
 			struct outcome skip;
 
@@ -612,9 +612,9 @@ int main(int argc, char **argv)
 				snprintf(why, sizeof(why), "SKIP only on %.64s", arg);
 			skip = passed(why);
 			report(0, ++number, g.test, &skip);
-		} else if (g.checks[0].action == ACTION_KUNIT)
+		} else if (g.steps[0].action == ACTION_KUNIT)
 			ok &= run_kunit_group(&g, ++number);
-		else if (g.checks[0].action == ACTION_CONFIG)
+		else if (g.steps[0].action == ACTION_CONFIG)
 			ok &= run_config_group(&g, ++number);
 		else
 			ok &= run_module_group(&g, ++number);

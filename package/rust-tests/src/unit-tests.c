@@ -22,7 +22,7 @@ static int failures, count;
 
 static void test_manifest_lines(void)
 {
-	struct check c;
+	struct step c;
 	char v[64];
 
 	EXPECT(manifest_parse_line("# a comment\n", &c) == 1);
@@ -33,11 +33,11 @@ static void test_manifest_lines(void)
 	EXPECT(strcmp(c.test, "m@custom") == 0 && strcmp(c.arg, "a=1 b=\"x y\"") == 0);
 	EXPECT(manifest_parse_line("m\tdmesg\tm: Am I built-in? false\n", &c) == 0);
 	EXPECT(c.action == ACTION_DMESG && strcmp(c.arg, "m: Am I built-in? false") == 0);
-	EXPECT(strcmp(check_name(&c), "dmesg: m: Am I built-in? false") == 0);
+	EXPECT(strcmp(step_name(&c), "dmesg: m: Am I built-in? false") == 0);
 	EXPECT(manifest_parse_line("m dmesg\n", &c) == -1);	/* needs an argument */
 	EXPECT(manifest_parse_line("m_builtin bootlog m_builtin: Am I built-in? true\n", &c) == 0);
 	EXPECT(c.action == ACTION_BOOTLOG && strcmp(c.test, "m_builtin") == 0);
-	EXPECT(strcmp(check_name(&c), "bootlog: m_builtin: Am I built-in? true") == 0);
+	EXPECT(strcmp(step_name(&c), "bootlog: m_builtin: Am I built-in? true") == 0);
 	EXPECT(manifest_parse_line("m bootlog\n", &c) == -1);	/* needs an argument */
 	EXPECT(manifest_parse_line("m@dt arch riscv64\n", &c) == 0);
 	EXPECT(c.action == ACTION_ARCH && strcmp(c.arg, "riscv64") == 0);
@@ -68,19 +68,19 @@ static void test_manifest_lines(void)
 
 static void test_manifest_groups(void)
 {
-	struct check checks[4];
-	struct manifest m = { checks, 4 };
+	struct step steps[4];
+	struct manifest m = { steps, 4 };
 
-	manifest_parse_line("a load", &checks[0]);
-	manifest_parse_line("a unload", &checks[1]);
-	manifest_parse_line("b load", &checks[2]);
-	manifest_parse_line("a load", &checks[3]);
+	manifest_parse_line("a load", &steps[0]);
+	manifest_parse_line("a unload", &steps[1]);
+	manifest_parse_line("b load", &steps[2]);
+	manifest_parse_line("a load", &steps[3]);
 	EXPECT(manifest_group_end(&m, 0) == 2);
 	EXPECT(manifest_group_end(&m, 2) == 3);
 	EXPECT(manifest_group_end(&m, 3) == 4);
-	EXPECT(manifest_parse_line("a expect BUG: x", &checks[0]) == 0 &&
-	       checks[0].action == ACTION_EXPECT && strcmp(check_name(&checks[0]), "expect: BUG: x") == 0);
-	EXPECT(manifest_parse_line("a expect", &checks[0]) == -1);
+	EXPECT(manifest_parse_line("a expect BUG: x", &steps[0]) == 0 &&
+	       steps[0].action == ACTION_EXPECT && strcmp(step_name(&steps[0]), "expect: BUG: x") == 0);
+	EXPECT(manifest_parse_line("a expect", &steps[0]) == -1);
 }
 
 static void test_kmsg(void)
@@ -153,16 +153,16 @@ static void test_params_decode(void)
 /* arguments checked when the manifest is read */
 static void test_manifest_arguments(void)
 {
-	struct check c;
+	struct step c;
 
-	EXPECT(manifest_parse_line("m cycle 100\n", &c) == 0 && !manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m cycle x\n", &c) == 0 && manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m cycle 0\n", &c) == 0 && manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m read /p v\n", &c) == 0 && !manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m read /p\n", &c) == 0 && manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m check busy m /dev/m\n", &c) == 0 && !manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m check bussy m /dev/m\n", &c) == 0 && manifest_check_error(&c));
-	EXPECT(manifest_parse_line("m load\n", &c) == 0 && !manifest_check_error(&c));
+	EXPECT(manifest_parse_line("m cycle 100\n", &c) == 0 && !manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m cycle x\n", &c) == 0 && manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m cycle 0\n", &c) == 0 && manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m read /p v\n", &c) == 0 && !manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m read /p\n", &c) == 0 && manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m check busy m /dev/m\n", &c) == 0 && !manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m check bussy m /dev/m\n", &c) == 0 && manifest_step_error(&c));
+	EXPECT(manifest_parse_line("m load\n", &c) == 0 && !manifest_step_error(&c));
 }
 
 static void write_text(const char *path, const char *text)
@@ -194,7 +194,7 @@ static void test_manifest_include(void)
 	write_text(path, "a load\ninclude d\ninclude none\nz load\n");
 	EXPECT(manifest_load(path, &m) == 0 && m.count == 5);
 	for (size_t i = 0; i < m.count && i < 5; i++)
-		EXPECT(strcmp(m.checks[i].test, order[i]) == 0);
+		EXPECT(strcmp(m.steps[i].test, order[i]) == 0);
 	manifest_free(&m);
 	snprintf(path, sizeof(path), "%s/d/30-bad", dir);
 	write_text(path, "bad nosuchaction\n");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "checks.h"
+#include "probes.h"
 #include "module.h"
 #include "params.h"
 #include "semaphore.h"
@@ -25,7 +25,7 @@
 
 static bool quick;
 
-void checks_set_quick(void)
+void probes_set_quick(void)
 {
 	quick = true;
 }
@@ -152,7 +152,7 @@ static bool restarted_read(const char *path, char *seen, size_t size)
 }
 
 /* tokens PATH MAX: a bucket of MAX tokens (rust_miscdev) */
-static bool check_tokens(const char *args, char *expected, char *seen, size_t size)
+static bool probe_tokens(const char *args, char *expected, char *seen, size_t size)
 {
 	char path[256];
 	int max = 0;
@@ -194,7 +194,7 @@ static bool ioctl_u64(int fd, unsigned long cmd, uint64_t *value, int want_errno
 }
 
 /* semaphore PATH: rust_semaphore and its C twin */
-static bool check_semaphore(const char *path, char *expected, char *seen, size_t size)
+static bool probe_semaphore(const char *path, char *expected, char *seen, size_t size)
 {
 	uint64_t value = 0;
 	unsigned char byte = 'x';
@@ -261,7 +261,7 @@ static int ioctl32_u64(int fd, unsigned long cmd, uint64_t *value)
 	return ioctl32(fd, (unsigned int)cmd, (uint32_t)(uintptr_t)value);
 }
 
-/* The compat ioctls of check_compat_ioctl, in a child; shared: the u64, then seen */
+/* The compat ioctls of probe_compat_ioctl, in a child; shared: the u64, then seen */
 static int compat_ioctls(const char *path, uint64_t *shared, size_t size)
 {
 	char *seen = (char *)(shared + 1);
@@ -275,7 +275,7 @@ static int compat_ioctls(const char *path, uint64_t *shared, size_t size)
 }
 
 /* compat-ioctl PATH: the semaphore samples' ioctls from a 32-bit caller */
-static bool check_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
+static bool probe_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
 {
 	/* below 4 GiB, so that a 32-bit argument can point to it */
 	uint64_t *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
@@ -314,7 +314,7 @@ static bool check_compat_ioctl(const char *path, char *expected, char *seen, siz
 #define COMPAT32 "/usr/libexec/rust-tests/compat32"
 
 /* compat-ioctl PATH: the semaphore samples' ioctls from a 32-bit caller */
-static bool check_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
+static bool probe_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
 {
 	char command[600];
 	FILE *p;
@@ -340,7 +340,7 @@ static bool check_compat_ioctl(const char *path, char *expected, char *seen, siz
 	return false;
 }
 #else
-static bool check_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
+static bool probe_compat_ioctl(const char *path, char *expected, char *seen, size_t size)
 {
 	(void)path;
 	snprintf(expected, size, "an arch whose 64-bit tasks can make 32-bit system calls");
@@ -350,7 +350,7 @@ static bool check_compat_ioctl(const char *path, char *expected, char *seen, siz
 #endif
 
 /* open PATH ERRNO: opening PATH fails with ERRNO, or succeeds for "0" */
-static bool check_open(const char *args, char *expected, char *seen, size_t size)
+static bool probe_open(const char *args, char *expected, char *seen, size_t size)
 {
 	char path[256], want[32];
 	int fd, err;
@@ -369,7 +369,7 @@ static bool check_open(const char *args, char *expected, char *seen, size_t size
 }
 
 /* read-exact PATH N: blocking and O_NONBLOCK reads both return exactly N bytes */
-static bool check_read_exact(const char *args, char *expected, char *seen, size_t size)
+static bool probe_read_exact(const char *args, char *expected, char *seen, size_t size)
 {
 	char path[256], buf[4096];
 	int n = 0;
@@ -404,7 +404,7 @@ static bool check_read_exact(const char *args, char *expected, char *seen, size_
  * busy MODULE PATH: while PATH is open, MODULE cannot be unloaded (EAGAIN, "in
  * use": the open file pins the module that owns its file operations).
  */
-static bool check_busy(const char *args, char *expected, char *seen, size_t size)
+static bool probe_busy(const char *args, char *expected, char *seen, size_t size)
 {
 	char module[64], path[256];
 	int fd, err;
@@ -461,7 +461,7 @@ static bool efault_op(const char *path, int fd, const char *op, void *bad, char 
 	return false;
 }
 
-static bool check_efault(const char *args, char *expected, char *seen, size_t size)
+static bool probe_efault(const char *args, char *expected, char *seen, size_t size)
 {
 	/* NULL is a user address the driver must not write; the last page is the kernel's */
 	void *const bad[] = { NULL, (void *)(uintptr_t)-4096 };
@@ -510,7 +510,7 @@ static void open_loop(const char *path, volatile unsigned long *opens)
  * operations); both must make progress, and the kernel-clean check that ends
  * the test looks for a splat. At the end the module is unloaded.
  */
-static bool check_unload_race(const char *args, char *expected, char *seen, size_t size)
+static bool probe_unload_race(const char *args, char *expected, char *seen, size_t size)
 {
 	char module[64], path[256];
 	unsigned long unloads = 0, done, *opens;
@@ -581,7 +581,7 @@ static bool kmemleak_do(const char *command, char *seen, size_t size)
  * tests; "report", after them, scans twice again and fails on any new leak,
  * showing the first report's allocation backtrace.
  */
-static bool check_kmemleak(const char *args, char *expected, char *seen, size_t size)
+static bool probe_kmemleak(const char *args, char *expected, char *seen, size_t size)
 {
 	bool start = strcmp(args, "start") == 0;
 	char report[2048] = "";
@@ -612,63 +612,63 @@ static bool check_kmemleak(const char *args, char *expected, char *seen, size_t 
 	return n == 0;
 }
 
-typedef bool (*check_fn)(const char *args, char *expected, char *seen, size_t size);
+typedef bool (*probe_fn)(const char *args, char *expected, char *seen, size_t size);
 
 /* needs: a path the check needs; where it is absent, the check is a SKIP */
-static const struct { const char *name; check_fn run; const char *needs; } checks[] = {
-	{ "tokens", check_tokens, NULL },
-	{ "semaphore", check_semaphore, NULL },
-	{ "compat-ioctl", check_compat_ioctl, NULL },
-	{ "open", check_open, NULL },
-	{ "read-exact", check_read_exact, NULL },
-	{ "busy", check_busy, NULL },
-	{ "efault", check_efault, NULL },
-	{ "unload-race", check_unload_race, NULL },
-	{ "kmemleak", check_kmemleak, KMEMLEAK },
-	{ "param-twin", check_param_twin, NULL },
-	{ "param-write-twin", check_param_write_twin, NULL },
+static const struct { const char *name; probe_fn run; const char *needs; } probes[] = {
+	{ "tokens", probe_tokens, NULL },
+	{ "semaphore", probe_semaphore, NULL },
+	{ "compat-ioctl", probe_compat_ioctl, NULL },
+	{ "open", probe_open, NULL },
+	{ "read-exact", probe_read_exact, NULL },
+	{ "busy", probe_busy, NULL },
+	{ "efault", probe_efault, NULL },
+	{ "unload-race", probe_unload_race, NULL },
+	{ "kmemleak", probe_kmemleak, KMEMLEAK },
+	{ "param-twin", probe_param_twin, NULL },
+	{ "param-write-twin", probe_param_write_twin, NULL },
 };
 
 /* The index of the check a "check" argument names, or -1. */
-static int find_check(const char *name_and_args)
+static int find_probe(const char *name_and_args)
 {
 	size_t len = strcspn(name_and_args, " \t");
 
-	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
-		if (strlen(checks[i].name) == len && strncmp(name_and_args, checks[i].name, len) == 0)
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (strlen(probes[i].name) == len && strncmp(name_and_args, probes[i].name, len) == 0)
 			return (int)i;
 	return -1;
 }
 
-bool check_known(const char *name_and_args)
+bool probe_known(const char *name_and_args)
 {
-	return find_check(name_and_args) >= 0;
+	return find_probe(name_and_args) >= 0;
 }
 
-bool check_skipped(const char *name_and_args, char *why, size_t size)
+bool probe_skipped(const char *name_and_args, char *why, size_t size)
 {
-	int i = find_check(name_and_args);
+	int i = find_probe(name_and_args);
 
-	if (i < 0 || !checks[i].needs || access(checks[i].needs, F_OK) == 0)
+	if (i < 0 || !probes[i].needs || access(probes[i].needs, F_OK) == 0)
 		return false;
-	snprintf(why, size, "SKIP this kernel has no %s", checks[i].needs);
+	snprintf(why, size, "SKIP this kernel has no %s", probes[i].needs);
 	return true;
 }
 
-bool check_run(const char *name_and_args, char *expected, char *seen, size_t size)
+bool probe_run(const char *name_and_args, char *expected, char *seen, size_t size)
 {
 	char name[32];
 	int n = 0;
 
 	if (sscanf(name_and_args, "%31s %n", name, &n) != 1) {
-		snprintf(seen, size, "no check name");
+		snprintf(seen, size, "no probe name");
 		return false;
 	}
 	*expected = *seen = '\0';
-	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
-		if (strcmp(name, checks[i].name) == 0)
-			return checks[i].run(name_and_args + n, expected, seen, size);
-	snprintf(expected, size, "a check this runner knows (checks.c)");
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++)
+		if (strcmp(name, probes[i].name) == 0)
+			return probes[i].run(name_and_args + n, expected, seen, size);
+	snprintf(expected, size, "a probe this runner knows (probes.c)");
 	snprintf(seen, size, "'%s'", name);
 	return false;
 }
