@@ -8,7 +8,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=$1
 debs=$cache/debian-rust
-"$here/../scripts/fetch-debs.sh" "$here/rust.debs" "$debs"
+"$here/../fetch-debs.sh" "$here/rust.debs" "$debs"
 multiarch=$(gcc -print-multiarch)
 
 entries() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/rust.debs"; }
