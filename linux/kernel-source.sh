@@ -9,10 +9,11 @@
 #                            or linux-um) if it was built from another
 #                            source than id names, else nothing
 #   kernel-source.sh keep OUT PKG   after stale: PKG's build directory
-#                            stays if the new source is your tree and the
-#                            directory lists its former source's files
-#                            (then synced by content at PKG's rsync);
-#                            exit 1: extract again (dirclean)
+#                            stays if the new source is your tree, the
+#                            tree builds in that directory (PKG-custom)
+#                            and it lists its former source's files (then
+#                            synced by content at PKG's rsync); exit 1:
+#                            extract again (dirclean)
 #   kernel-source.sh list SRC [RSYNC OPTION...]   the source files of SRC
 #   kernel-source.sh sync TREE DIR [RSYNC OPTION...]   PKG's rsync step,
 #                            before Buildroot's (which copies by date):
@@ -70,15 +71,15 @@ stale() {
 # files (written at its patch or rsync step)
 SOURCE_FILES=.rust-qemu-source-files
 RESYNC=.rust-qemu-resync
+# Only <pkg>-custom: Buildroot builds a kernel from your tree there (an
+# override's version is "custom"), and the linux package its custom
+# tarball too; linux-um's tarball build is linux-um-<version>, which a
+# switch to a tree leaves for a new directory (so: dirclean).
 keep() {
-	[ -n "$tree" ] || return 1
-	for dir in "$1/build/$2"-custom "$1/build/$2"-[0-9]*; do
-		[ -f "$dir/$SOURCE_FILES" ] || continue
-		touch "$dir/$RESYNC"
-		say "$dir stays: synced from $tree by content (a changed file is rebuilt)"
-		return 0
-	done
-	return 1
+	dir=$1/build/$2-custom
+	[ -n "$tree" ] && [ -f "$dir/$SOURCE_FILES" ] || return 1
+	touch "$dir/$RESYNC"
+	say "$dir stays: synced from $tree by content (a changed file is rebuilt)"
 }
 
 list() {
