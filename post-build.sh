@@ -1,7 +1,8 @@
 #!/bin/sh
 # Every defconfig's BR2_ROOTFS_POST_BUILD_SCRIPT: the image's own identity,
 # /etc/rust-qemu-release, which the harness reads for "what ran" (results,
-# arch matrix) instead of working it out again on the host: the defconfig
+# arch matrix) instead of working it out again on the host, and the runner
+# checks before it loads a module (this is the test image): the defconfig
 # and output, the guest machine the manifest's arch lines name
 # (BR2_PACKAGE_RUST_TESTS_MACHINE), the kernel's source
 # (linux/kernel-source.sh id) and release,
