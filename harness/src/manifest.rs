@@ -176,9 +176,7 @@ impl Manifest {
                 message: format!("refused by the runner's reader: {message}"),
             });
         }
-        let mut manifest = Manifest::from_listing(&String::from_utf8_lossy(&output.stdout), path)?;
-        manifest.path = path.to_path_buf();
-        Ok(manifest)
+        Manifest::from_listing(&String::from_utf8_lossy(&output.stdout), path)
     }
 
     /// The top-level tests that must run.
