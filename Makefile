@@ -28,6 +28,8 @@ export FORCE_UNSAFE_CONFIGURE := 1
 # paths inside the output directory hash alike in every output.
 export BR2_CCACHE_DIR ?= $(RUST_QEMU_CACHE)/ccache
 export CCACHE_DIR = $(BR2_CCACHE_DIR)
+# and the kernel's Rust objects (linux/rustc-cache.sh)
+export RUST_QEMU_RUSTC_CACHE_DIR ?= $(RUST_QEMU_CACHE)/rustc
 # bindgen-cli as installed by support/setup-host.sh
 export PATH := $(RUST_QEMU_CACHE)/host/bin:$(PATH)
 

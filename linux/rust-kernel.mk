@@ -36,6 +36,13 @@ RUST_KERNEL_LIBCLANG_PATH = $(call qstrip,$(BR2_RUST_QEMU_LIBCLANG_PATH))
 RUST_KERNEL_LIBCLANG_ENV = \
 	$(if $(RUST_KERNEL_LIBCLANG_PATH),LIBCLANG_PATH=$(RUST_KERNEL_LIBCLANG_PATH))
 
+# The kernel's Rust objects cached as its C ones (BR2_CCACHE): rustc
+# through linux/rustc-cache.sh, its cache in RUST_QEMU_RUSTC_CACHE_DIR (the
+# top-level Makefile's; unset: no cache).
+RUST_KERNEL_RUSTC_CACHE_DIR = $(if $(BR2_CCACHE),$(RUST_QEMU_RUSTC_CACHE_DIR))
+RUST_KERNEL_RUSTC_CACHED = \
+	$(if $(RUST_KERNEL_RUSTC_CACHE_DIR),$(RUST_KERNEL_DIR)/rustc-cache.sh,$(RUST_KERNEL_RUSTC))
+
 # rust-kernel PKG,pkg: the glue of one kernel package
 define rust-kernel
 
@@ -46,7 +53,7 @@ $(1)_RUST_LLVM_FLAG = $$(if $$(filter y,$$($(1)_RUST_LLVM)),-$$(RUST_KERNEL_LLVM
 # -Clinker=$$(HOSTCC), which breaks on the flags Buildroot adds to it.
 # check-package Indent
 $(1)_MAKE_FLAGS += \
-	RUSTC=$$(RUST_KERNEL_RUSTC) \
+	RUSTC=$$(RUST_KERNEL_RUSTC_CACHED) \
 	HOSTRUSTC=$$(RUST_KERNEL_RUSTC) \
 	RUSTDOC=$$(RUST_KERNEL_RUSTDOC) \
 	BINDGEN=$$(RUST_KERNEL_BINDGEN) \
@@ -54,7 +61,9 @@ $(1)_MAKE_FLAGS += \
 	HOSTCC="$$(HOSTCC_NOCCACHE)"
 
 # check-package Indent
-$(1)_MAKE_ENV += $$(RUST_KERNEL_LIBCLANG_ENV)
+$(1)_MAKE_ENV += $$(RUST_KERNEL_LIBCLANG_ENV) \
+	RUST_QEMU_RUSTC=$$(RUST_KERNEL_RUSTC) \
+	RUST_QEMU_RUSTC_CACHE_DIR=$$(RUST_KERNEL_RUSTC_CACHE_DIR)
 
 # With LLVM=, the kernel calls clang directly, not Buildroot's toolchain
 # wrapper (which adds ccache): add it as the kernel's docs show.
