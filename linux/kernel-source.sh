@@ -72,9 +72,9 @@ stale() {
 SOURCE_FILES=.rust-qemu-source-files
 RESYNC=.rust-qemu-resync
 # Only <pkg>-custom: Buildroot builds a kernel from your tree there (an
-# override's version is "custom"), and the linux package its custom
-# tarball too; linux-um's tarball build is linux-um-<version>, which a
-# switch to a tree leaves for a new directory (so: dirclean).
+# override's version is "custom"), and both kernel packages their tarball
+# too (version "custom"); an output built before linux-um's was is
+# extracted again (dirclean).
 keep() {
 	dir=$1/build/$2-custom
 	[ -n "$tree" ] && [ -f "$dir/$SOURCE_FILES" ] || return 1

@@ -31,9 +31,9 @@ pkg_seconds() {
 }
 
 # edit_loop ARCH BUILD_DIR: one sample's .rs touched in the kernel tree
-# (linux-custom, or linux-um-<version>), then the loop command
+# (linux-custom, or linux-um-custom), then the loop command
 edit_loop() {
-	for k in "$2"/linux-custom "$2"/linux-um-*; do
+	for k in "$2"/linux-custom "$2"/linux-um-custom; do
 		[ -d "$k" ] || continue
 		touch "$k/samples/rust/rust_minimal.rs"
 		make retest ARCH="$1" >"$out/retest-$1.log" 2>&1

@@ -9,9 +9,12 @@
 # defconfigs) with ARCH=um. Buildroot's linux package builds only for the
 # target architecture with the cross-compiler, so it cannot build it.
 # Same tarball, same hash (linux-um.hash is a link to the linux package's
-# patches/linux/linux.hash), same patch series (below).
-LINUX_UM_VERSION = 6.12
-LINUX_UM_SOURCE = linux-source-$(LINUX_UM_VERSION).tar.xz
+# patches/linux/linux.hash), same patch series (below). Its version is
+# "custom", as the linux package's for a custom tarball: so both kernels
+# build from it and from your tree (an override) in <pkg>-custom, and a
+# switch to the tree keeps the build directory (linux/kernel-source.sh keep).
+LINUX_UM_VERSION = custom
+LINUX_UM_SOURCE = linux-source-6.12.tar.xz
 LINUX_UM_SITE = file:///usr/src
 LINUX_UM_DL_SUBDIR = linux
 LINUX_UM_LICENSE = GPL-2.0
