@@ -135,22 +135,32 @@ tree_edit() {
 # it: O= given (output/.current is not used), nothing is rebuilt, configs/
 # is not written. legal-info, savedefconfig and source on every defconfig;
 # the kernel's own goals on the first one (linux package).
-# source_legal_info OUT: source and legal-info (one Buildroot make: its
-# parsing alone takes ~12 s here), then what legal-info saved for the
-# kernel (linux, or linux-um): the tarball of patches/linux/linux.hash and
-# patches/linux/ as the series; and every license file was checked against
-# a hash ("No hash found" is only a message in Buildroot's legal-info).
-source_legal_info() {
-	log=$(mktemp)
+# buildroot_goals OUT DEFCONFIG: source, legal-info and savedefconfig (one
+# Buildroot make: its parsing alone takes ~12 s here); every license file
+# was checked against a hash ("No hash found" is only a message in
+# Buildroot's legal-info); savedefconfig into a temporary file
+# (BR2_DEFCONFIG) writes the committed defconfig again, configs/
+# unchanged; then what legal-info saved for the kernel (linux_legal_info)
+buildroot_goals() {
+	keep=$(mktemp -d)
+	cp "$2" "$keep/committed"
 	rc=0
-	make O="$1" source legal-info >"$log" 2>&1 || rc=1
-	cat "$log"
-	if grep -q 'No hash found' "$log"; then
+	make O="$1" source legal-info savedefconfig BR2_DEFCONFIG="$keep/saved" >"$keep/log" 2>&1 || rc=1
+	cat "$keep/log"
+	if grep -q 'No hash found' "$keep/log"; then
 		echo "legal-info: a license file has no hash (above)"
 		rc=1
 	fi
-	rm -f "$log"
-	[ "$rc" -eq 0 ] || return 1
+	if [ "$rc" -eq 0 ]; then
+		diff -u "$2" "$keep/saved" && cmp "$keep/committed" "$2" || rc=1
+	fi
+	rm -rf "$keep"
+	[ "$rc" -eq 0 ] && linux_legal_info "$1"
+}
+# linux_legal_info OUT: legal-info saved for the kernel (linux, or
+# linux-um) the tarball of patches/linux/linux.hash and patches/linux/ as
+# the series
+linux_legal_info() {
 	tarball=$(awk '$1 == "sha256" && $3 ~ /\.tar\.xz$/ { print $3 }' patches/linux/linux.hash)
 	hash=$(awk '$1 == "sha256" && $3 ~ /\.tar\.xz$/ { print $2 }' patches/linux/linux.hash)
 	set -- "$1"/legal-info/sources/linux-*/"$tarball"
@@ -165,17 +175,6 @@ source_legal_info() {
 		echo "${p##*/}"
 	done | diff -u - "$k/series" || return 1
 	echo "legal-info: kernel = ${k##*/}/$tarball + $(wc -l <"$k/series") patches"
-}
-# savedefconfig_same OUT DEFCONFIG: savedefconfig into a temporary file
-# (BR2_DEFCONFIG) writes the committed defconfig again; configs/ unchanged.
-savedefconfig_same() {
-	keep=$(mktemp -d)
-	cp "$2" "$keep/committed"
-	rc=0
-	make O="$1" savedefconfig BR2_DEFCONFIG="$keep/saved" &&
-		diff -u "$2" "$keep/saved" && cmp "$keep/committed" "$2" || rc=1
-	rm -rf "$keep"
-	return "$rc"
 }
 # kallsyms_complete OUT: no symbol of the kernel image or of a module
 # built in OUT (the kernel's and the packages') is too long for kallsyms
@@ -347,11 +346,10 @@ hook() {
 # goals OUT DEFCONFIG: the Buildroot goals the README names on a built output
 goals() {
 	# samples/rust/hostprogs: a Rust host program built by Kbuild, run
-	# here (the kernel's build directory: linux-custom, or linux-um-<version>)
+	# here (the kernel's build directory: linux-custom, or linux-um-custom)
 	step "hostprogs-$2" sh -c "$1/build/linux-*/samples/rust/hostprogs/single |
 		tr '\n' '|' | grep -qx 'Hello world!|The number is 42.|'"
-	step "source-legal-info-$2" source_legal_info "$1"
-	step "savedefconfig-$2" savedefconfig_same "$1" "configs/$2"
+	step "buildroot-goals-$2" buildroot_goals "$1" "configs/$2"
 	step "kallsyms-$2" kallsyms_complete "$1"
 	# the kernel's own goals on the first defconfig of the linux package
 	if [ ! -e "$logs/first-linux" ] && [ -d "$1/build/linux-custom" ]; then
@@ -401,6 +399,8 @@ if [ "$mode" = all ]; then
 		return "$1"
 	}
 	step runner-unit-tests runner_unit_tests
+	# the kernel's rustc cache, with Debian's rustc (BR2_RUST_QEMU_RUSTC)
+	step rustc-cache-tests linux/rustc-cache-test.sh /usr/bin/rustc
 fi
 # Your kernel tree's checks: one core's work (unpacking, git, Kconfig),
 # beside the loop's builds; the hook's tree_edit waits for them.
