@@ -208,7 +208,8 @@ linux_savedefconfig() {
 	make O="$1" linux-savedefconfig && grep -x 'CONFIG_RUST=y' "$1/build/linux-custom/defconfig"
 }
 # linux_menuconfig OUT: menuconfig in a pseudo-terminal, left with Escape
-# twice until it ends (nothing changed, nothing saved). Buildroot then
+# until it ends (the harness's console dialogue "menuconfig": exit 0, "End
+# of the configuration"; nothing changed, nothing saved). Buildroot then
 # drops the kernel's build stamps; the configuration is the same, so they
 # are put back and the next build does not rebuild the kernel.
 linux_menuconfig() {
@@ -216,14 +217,8 @@ linux_menuconfig() {
 	keep=$(mktemp -d)
 	cp -p "$k/.config" "$k"/.stamp_* "$keep/"
 	rc=0
-	while sleep 2 && printf '\033\033'; do :; done |
-		TERM=vt100 LINES=24 COLUMNS=80 timeout 600 \
-			script -qefc "make O='$1' linux-menuconfig" /dev/null >"$keep/log" 2>&1 || rc=$?
-	cat "$keep/log"
-	if [ "$rc" -eq 0 ] && ! grep -q 'End of the configuration' "$keep/log"; then
-		echo "menuconfig did not end as expected"
-		rc=1
-	fi
+	TERM=vt100 LINES=24 COLUMNS=80 harness console menuconfig -- \
+		script -qefc "make O='$1' linux-menuconfig" /dev/null || rc=$?
 	if cmp "$keep/.config" "$k/.config"; then
 		cp -p "$keep/.config" "$keep"/.stamp_* "$k/"
 	else
@@ -236,42 +231,9 @@ linux_menuconfig() {
 
 # shell_poweroff OUT: the README's promise: images/start-qemu.sh boots to a
 # root shell that answers, and "poweroff" typed there ends QEMU with exit 0
+# (the harness's console dialogue "shell")
 shell_poweroff() {
-	t=$(mktemp -d)
-	mkfifo "$t/in"
-	"$1/images/start-qemu.sh" <"$t/in" >"$t/log" 2>&1 &
-	pid=$!
-	exec 3>"$t/in"
-	# typed once the shell's prompt ("# ") ends the console (input before
-	# it can stall an ARM PL011 for good), again every second until the shell
-	# answers (its output, not the echo of the line typed)
-	i=0
-	until grep -q '^42answer' "$t/log" || [ "$i" -ge 300 ] || ! kill -0 "$pid" 2>/dev/null; do
-		if [ "$(tail -c 2 "$t/log")" = "# " ] || [ -n "${typed:-}" ]; then
-			# shellcheck disable=SC2016 # for the guest's shell
-			echo 'echo $((6 * 7))answer' >&3
-			typed=1
-		fi
-		sleep 1
-		i=$((i + 1))
-	done
-	typed=
-	echo poweroff >&3
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ "$i" -lt 120 ]; do
-		sleep 1
-		i=$((i + 1))
-	done
-	kill "$pid" 2>/dev/null || :
-	rc=0
-	wait "$pid" || rc=$?
-	exec 3>&-
-	cat "$t/log"
-	ok=1
-	grep -q '^42answer' "$t/log" || { echo "no answer from a shell"; ok=0; }
-	[ "$rc" -eq 0 ] || { echo "start-qemu.sh exited $rc after poweroff (or was killed 120 s after it)"; ok=0; }
-	rm -rf "$t"
-	[ "$ok" -eq 1 ]
+	harness console shell -- "$1/images/start-qemu.sh"
 }
 # prune OUT: the build trees go; the images and the target directory stay
 # (the arch matrix reads what the image says it is: etc/rust-qemu-release)

@@ -1,6 +1,8 @@
 //! The commands: `run`, `parse`, `matrix`, `list`, `summary`, `kcidb`,
-//! and the build-and-boot loops `retest` and `check` ([`crate::lanes`]).
+//! `console` ([`crate::dialogue`]), and the build-and-boot loops `retest`
+//! and `check` ([`crate::lanes`]).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -8,9 +10,10 @@ use crate::arch_table::{qemu_hint, qemu_packages, ArchSpec, ArchTable};
 use crate::axis::fragment;
 use crate::board::{BootCommand, Launcher};
 use crate::cli::{
-    BootOptions, CheckArgs, Cli, Command, Format, KcidbArgs, LoopArgs, MatrixArgs, ParseArgs,
-    RunArgs, SummaryArgs,
+    BootOptions, CheckArgs, Cli, Command, ConsoleArgs, DialogueKind, Format, KcidbArgs, LoopArgs,
+    MatrixArgs, ParseArgs, RunArgs, SummaryArgs,
 };
+use crate::dialogue;
 use crate::error::HarnessError;
 use crate::fsx;
 use crate::junit;
@@ -78,6 +81,28 @@ fn dispatch(cli: Cli) -> Result<u8, HarnessError> {
             let layout = Layout::resolve(&args.run.boot.dirs);
             let jobs = plan::check_jobs(&table, &args.run.arch, &layout.output)?;
             build_and_boot(&jobs, &tree, cli.manifest.as_deref(), &args.run, Some(args))
+        }
+        Command::Console(args) => console(args),
+    }
+}
+
+/// `console`: the dialogue's output, then its verdict line.
+fn console(args: &ConsoleArgs) -> Result<u8, HarnessError> {
+    let (name, script) = match args.dialogue {
+        DialogueKind::Shell => ("shell", dialogue::Script::shell()),
+        DialogueKind::Menuconfig => ("menuconfig", dialogue::Script::menuconfig()),
+    };
+    let ending = dialogue::run(&args.command, script)?;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(&ending.output);
+    match ending.failure {
+        None => {
+            let _ = writeln!(out, "\nconsole {name}: ok");
+            Ok(0)
+        }
+        Some(why) => {
+            let _ = writeln!(out, "\nconsole {name}: FAILED: {why}");
+            Ok(1)
         }
     }
 }

@@ -63,6 +63,29 @@ pub enum Command {
     /// <results-dir>/<arch>@lava/, compared with the direct boot's.
     /// Exit status: as `run`; 77 if not root (nothing ran).
     LavaRun(LavaRunArgs),
+    /// Drive a console (make check's interactive checks): start COMMAND,
+    /// type what the dialogue says when its output says so, judge its end.
+    /// Prints the output, then one verdict line; exit status 0 or 1.
+    Console(ConsoleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ConsoleArgs {
+    /// shell: a root shell that answers `echo $((6 * 7))answer`, then
+    /// `poweroff` ends the command with exit 0 (images/start-qemu.sh);
+    /// menuconfig: Escape until the menu ends, exit 0, nothing saved
+    #[arg(value_enum)]
+    pub dialogue: DialogueKind,
+    /// The command and its arguments
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// The dialogues of `console`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialogueKind {
+    Shell,
+    Menuconfig,
 }
 
 #[derive(Debug, Args)]

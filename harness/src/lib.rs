@@ -8,6 +8,7 @@ pub mod axis;
 pub mod board;
 pub mod cli;
 pub mod console;
+pub mod dialogue;
 pub mod error;
 pub mod fsx;
 pub mod interrupt;

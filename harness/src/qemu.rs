@@ -217,7 +217,7 @@ fn read_stderr(mut err: ChildStderr, tx: Sender<String>) {
 }
 
 /// Kills the child's whole process group (QEMU and anything it started).
-fn kill_group(child: &Child) {
+pub(crate) fn kill_group(child: &Child) {
     if let Ok(pgid) = libc::pid_t::try_from(child.id()) {
         if pgid > 0 {
             // SAFETY: kill(2) with a negative pid signals the process group
