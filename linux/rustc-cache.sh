@@ -88,8 +88,11 @@ cat "$tmp/stderr" >&2
 [ "$rc" -eq 0 ] || exit "$rc"
 # dep-info: "target: deps" rules, then one empty rule per file read
 # (a space in a path is "\ "), and "# env-dep:NAME=VALUE" lines
+# (a file it names that cannot be read: nothing stored)
 sed -n 's/^\(\([^ :#]\|\\ \)*\):$/\1/p' "$depinfo" | sed 's/\\ / /g' |
-	tr '\n' '\0' | xargs -0 -r sha256sum | to_stored >"$tmp/files"
+	tr '\n' '\0' | xargs -0 -r sha256sum >"$tmp/sums" 2>/dev/null || exit 0
+to_stored <"$tmp/sums" >"$tmp/files"
+rm "$tmp/sums"
 sed -n 's/^# env-dep:\([^=]*\)=/\1=/p' "$depinfo" | to_stored >"$tmp/env"
 [ -s "$tmp/files" ] || exit 0
 mkdir "$tmp/out"
