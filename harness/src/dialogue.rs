@@ -6,7 +6,7 @@
 //! with Escape until it ends.
 
 use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -98,8 +98,8 @@ pub enum Action {
     Wait(Duration),
     /// Every cue is done.
     Done,
-    /// A cue's limit passed: which one, and what it waited for.
-    TimedOut(String),
+    /// A cue's limit passed, or the program ended before a cue was done: why.
+    Failed(String),
 }
 
 /// The state of a dialogue: which cue, and when it last typed.
@@ -149,7 +149,7 @@ impl Dialogue {
                 continue;
             }
             if now >= self.cue_start + cue.limit {
-                return Action::TimedOut(format!(
+                return Action::Failed(format!(
                     "{:?} not done after {} s (typing {:?})",
                     cue.until,
                     cue.limit.as_secs(),
@@ -157,7 +157,7 @@ impl Dialogue {
                 ));
             }
             if exited {
-                return Action::TimedOut(format!("the program ended before {:?}", cue.until));
+                return Action::Failed(format!("the program ended before {:?}", cue.until));
             }
             return match self.typed_at {
                 None if holds(&cue.when, output, exited) => {
@@ -234,7 +234,7 @@ pub fn run(argv: &[String], script: Script) -> Result<Ending, HarnessError> {
         source,
     };
     let (reader, writer) = std::io::pipe().map_err(spawn_error)?;
-    let mut child: Child = crate::interrupt::own_group(&mut Command::new(program))
+    let mut child = crate::interrupt::own_group(&mut Command::new(program))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(writer.try_clone().map_err(spawn_error)?)
@@ -262,7 +262,7 @@ pub fn run(argv: &[String], script: Script) -> Result<Ending, HarnessError> {
             Action::Type(text) => type_text(&mut stdin, text),
             Action::Wait(pause) => thread::sleep(pause),
             Action::Done => break None,
-            Action::TimedOut(why) => break Some(why),
+            Action::Failed(why) => break Some(why),
         }
     };
     drop(stdin);
@@ -317,10 +317,7 @@ mod tests {
     fn shell_times_out_without_a_prompt_and_after_poweroff() {
         let t0 = Instant::now();
         let mut d = Dialogue::new(Script::shell(), t0);
-        assert!(matches!(
-            d.next(b"", false, at(t0, 300)),
-            Action::TimedOut(_)
-        ));
+        assert!(matches!(d.next(b"", false, at(t0, 300)), Action::Failed(_)));
         let mut d = Dialogue::new(Script::shell(), t0);
         assert!(matches!(d.next(b"# ", false, t0), Action::Type(_)));
         assert!(matches!(
@@ -333,7 +330,7 @@ mod tests {
         ));
         let late = d.next(b"42answer\n", false, at(t0, 120));
         assert!(
-            matches!(late, Action::TimedOut(ref why) if why.contains("Exit")),
+            matches!(late, Action::Failed(ref why) if why.contains("Exit")),
             "{late:?}"
         );
     }
@@ -344,7 +341,7 @@ mod tests {
         let mut d = Dialogue::new(Script::shell(), t0);
         assert!(matches!(
             d.next(b"Kernel panic\n", true, t0),
-            Action::TimedOut(_)
+            Action::Failed(_)
         ));
     }
 
